@@ -302,12 +302,16 @@ class ModuleFacts(Protocol):
     method_users: list[tuple[str, str, list[str]]]  # (name, class, methods): written in the class only in those methods
     class_shapes: list[tuple[str, list[str], list[str]]]  # (class, bases, methods it overrides without super)
     base_only: list[str]  # names the file writes only as base classes (and in imports, `__all__`)
+    uses_later: bool  # method_users and base_only are read at project time: ask class_uses()
     uncalled_methods: list[tuple[str, str, int, int]]  # (class, method, first, last): private, named only in its def
     builds_attribute_names: bool  # defines classes and calls getattr with a name it builds (`"_" + step`)
     edited_names: list[tuple[str, int, str, str]]  # written only in arms a literal constant rules out: (name, line, constant, why)
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes
     cudnn_ops: bool  # names an operator cuDNN runs (a convolution, an RNN, a CTC loss) or a hub model
+
+    def class_uses(self) -> tuple[list[tuple[str, str, list[str]]], list[str]]:
+        """(method_users, base_only), read from the file's bytes at project time where `uses_later`."""
 
 
 @dataclass(frozen=True)
@@ -388,6 +392,11 @@ class Domain:
     def keep(self, facts: Any) -> Any:
         """What the main process keeps of one file's facts until the project-level passes."""
         return facts
+
+    def read_later(self, facts: list, source: Callable[[str], bytes | None]) -> None:
+        """Before the project-level passes: `source(path)` gives a file's bytes again, those the scan read (checked
+        against the content hash of its result; None where they are no longer those). A room whose per-file facts
+        hold back records that the project passes read for a few files only keeps it beside those facts."""
 
     def choose_target(self, facts: list, project: list | None = None) -> TargetChoice | None:
         """The release to target, from the facts of the project's own build files (a nested project's: its own);

@@ -18,6 +18,8 @@ from ascend_feasibility.analyzer.core.cache import FileCache, StatIndex, default
 from ascend_feasibility.analyzer.core.filework import FileResult, content_digest
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 
+LAYOUT = f"v{cache_module.CACHE_LAYOUT}"  # the cache folder's entries (its layout's version)
+
 
 # default_cache_dir --------------------------------------------------------------------------------------------
 @pytest.fixture
@@ -216,7 +218,7 @@ def test_a_stored_result_is_served_whole_and_counted(tmp_path):
     loaded = cache.load(key, PATH)
     assert loaded == _result() and (cache.hits, cache.misses) == (1, 1)
     entry = Path(cache._entry(key))
-    assert entry.parent.name == key[:2] and entry.parent.parent == tmp_path / "cache" / "v2"  # sharded by the key
+    assert entry.parent.name == key[:2] and entry.parent.parent == tmp_path / "cache" / LAYOUT  # sharded by the key
 
 
 def test_an_entry_is_not_served_for_another_path_or_without_a_digest(tmp_path):
@@ -276,8 +278,8 @@ def test_a_shard_folder_that_is_a_link_stops_storing(tmp_path):
     key = cache.key_for(one)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    (tmp_path / "cache" / "v2").mkdir(parents=True)
-    (tmp_path / "cache" / "v2" / key[:2]).symlink_to(elsewhere)
+    (tmp_path / "cache" / LAYOUT).mkdir(parents=True)
+    (tmp_path / "cache" / LAYOUT / key[:2]).symlink_to(elsewhere)
     cache.store(one, _result())
     assert not list(elsewhere.iterdir()) and cache.written == 0
     assert not cache.cacheable(one) and cache.key_for(one) is None  # the rest of the run goes on without the cache
@@ -411,7 +413,7 @@ def test_a_file_cache_with_a_root_uses_the_stat_index_and_keeps_it(tmp_path):
     fresh = _cache(tmp_path, root=tmp_path / "tree")
     assert fresh.key_for(one) == key
     os.utime(one.absolute, (past, past))
-    stored = StatIndex(tmp_path / "cache" / "v2", tmp_path / "tree")
+    stored = StatIndex(tmp_path / "cache" / LAYOUT, tmp_path / "tree")
     stored.record(PATH, StatIndex.stat_of(one.absolute), "f" * 40)
     stored.save()
     trusting = _cache(tmp_path, root=tmp_path / "tree")  # what the index says is trusted without reading the file
@@ -438,7 +440,7 @@ def test_entries_and_the_stat_index_are_read_past_the_source_file_limit(tmp_path
     cache.trim()
     monkeypatch.setattr(source, "MAX_FILE_BYTES", 16)  # an entry is not a project file: its own bound (MAX_ENTRY_BYTES)
     assert cache.load(key, PATH) == _result()
-    assert StatIndex(tmp_path / "cache" / "v2", tmp_path / "tree").digest(PATH, StatIndex.stat_of(one.absolute))
+    assert StatIndex(tmp_path / "cache" / LAYOUT, tmp_path / "tree").digest(PATH, StatIndex.stat_of(one.absolute))
 
 
 def test_key_for_records_the_digest_it_read_in_the_stat_index(tmp_path):
@@ -508,7 +510,7 @@ def test_every_store_is_counted(tmp_path):
 
 def test_a_cache_folder_that_cannot_be_written_stops_storing_for_the_run(tmp_path):
     (tmp_path / "cache").mkdir()
-    (tmp_path / "cache" / "v2").write_text("a file where the folder should be")
+    (tmp_path / "cache" / LAYOUT).write_text("a file where the folder should be")
     cache, one = _cache(tmp_path), _file(tmp_path)
     cache.store(one, _result())
     assert cache.written == 0 and not cache.cacheable(one) and cache.key_for(one) is None
@@ -567,7 +569,7 @@ def test_a_failed_rename_leaves_no_temporary_file_and_does_not_stop_the_run(tmp_
 def _shard(tmp_path: Path, count: int, size: int = 100) -> tuple[FileCache, list[Path]]:
     cache = _cache(tmp_path)
     cache.written = 1
-    shard = tmp_path / "cache" / "v2" / "aa"
+    shard = tmp_path / "cache" / LAYOUT / "aa"
     shard.mkdir(parents=True)
     entries = []
     for index in range(count):
@@ -636,7 +638,7 @@ def test_trim_does_not_follow_links(tmp_path):
     for index in range(5):
         (outside / f"keep{index}.json").write_bytes(b"y" * 1000)
         os.utime(outside / f"keep{index}.json", (1000, 1000))
-    (tmp_path / "cache" / "v2" / "bb").symlink_to(outside)  # a planted shard link
+    (tmp_path / "cache" / LAYOUT / "bb").symlink_to(outside)  # a planted shard link
     (entries[0].parent / "dangling.json").symlink_to(tmp_path / "nowhere")
     cache.max_bytes = 500
     cache.trim()

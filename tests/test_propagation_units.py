@@ -99,6 +99,7 @@ class Facts:
     method_users: list = field(default_factory=list)
     class_shapes: list = field(default_factory=list)
     base_only: list = field(default_factory=list)
+    uses_later: bool = False  # method_users and base_only are here (no file is read again)
     uncalled_methods: list = field(default_factory=list)
     builds_attribute_names: bool = False
     words: str = ""

@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 from ascend_feasibility.analyzer.core import pipeline
+from ascend_feasibility.analyzer.core.cache import CACHE_LAYOUT
 from ascend_feasibility.analyzer.core.filework import FileWorker
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
 from tests.test_cache import _aged_tree, _bigger_tree, _cli_output
+
+LAYOUT = f"v{CACHE_LAYOUT}"  # the cache folder of this layout's entries
 
 
 def _no_project_pass(monkeypatch) -> None:
@@ -24,7 +27,7 @@ def _no_project_pass(monkeypatch) -> None:
 
 
 def _reports(folder: Path) -> list[Path]:
-    return sorted((folder / "v2" / "report").glob("*.json"))
+    return sorted((folder / LAYOUT / "report").glob("*.json"))
 
 
 def test_an_unchanged_rerun_has_the_stored_report_with_its_own_date_and_no_project_pass(tmp_path, monkeypatch):
@@ -91,7 +94,7 @@ def test_a_resealed_entry_of_another_shape_is_a_miss(tmp_path):
     plain = analyze(tree, AnalyzeOptions(jobs=1, generated="d")).model_dump_json()
     analyze(tree, AnalyzeOptions(jobs=1, cache_dir=folder, generated="d"))
     (entry,) = _reports(folder)
-    cache = ReportCache(folder / "v2", tree)
+    cache = ReportCache(folder / LAYOUT, tree)
     key = []
     real = ReportCache.run_key
     ReportCache.run_key = staticmethod(lambda settings, parts: key.append(real(settings, parts)) or key[-1])
@@ -107,9 +110,9 @@ def test_a_planted_report_folder_link_is_not_written_through(tmp_path):
     tree, outside = _aged_tree(tmp_path), tmp_path / "outside"
     outside.mkdir()
     folder = tree / ".ascend-cache"
-    (folder / "v2").mkdir(parents=True)
-    (folder / "v2" / "report").symlink_to(outside)
-    (folder / "v2" / "stat").symlink_to(outside)
+    (folder / LAYOUT).mkdir(parents=True)
+    (folder / LAYOUT / "report").symlink_to(outside)
+    (folder / LAYOUT / "stat").symlink_to(outside)
     plain = analyze(tree, AnalyzeOptions(jobs=1, generated="d", own_outputs=(folder,))).model_dump_json()
     options = AnalyzeOptions(jobs=1, cache_dir=folder, generated="d", own_outputs=(folder,))
     assert analyze(tree, options).model_dump_json() == plain

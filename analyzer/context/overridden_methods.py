@@ -27,23 +27,26 @@ class MethodReach:
     def __init__(self, facts: list[ModuleFacts], candidates: set[tuple[str, str]], written: dict[str, set[str]],
                  reexports: Callable[[str, str], set[str]], unreached: dict[tuple[str, str], str],
                  silent: set[tuple[str, str, str]] = frozenset()) -> None:
-        self._methods = {(f.path, name, holder): tuple(methods) for f in facts for name, holder, methods in f.method_users}
+        self._facts = {f.path: f for f in facts}
+        self._uses: dict[str, tuple[dict[tuple[str, str], tuple[str, ...]], frozenset[str]]] = {}  # path → _read
         self._subclasses: dict[str, list[tuple[str, str, frozenset[str]]]] = defaultdict(list)
         for f in facts:
             for name, bases, overriding in f.class_shapes:
                 for base in bases:
                     self._subclasses[base].append((f.path, name, frozenset(overriding)))
-        self._base_only = {f.path: frozenset(f.base_only) for f in facts if f.base_only}
         self._candidates = candidates
         self._written = written
         self._reexports = reexports
         self._unreached = unreached
         self._silent = silent
+        self._silent_classes = {(path, holder) for path, holder, _ in silent}
 
     def overridden(self, user: tuple[str, str], name: str) -> tuple[str, ...]:
         """The methods of `user` (path, class) that alone write `name`, where no class the project creates runs
         any of them (each one a subclass replaces on every way to a created class), else ()."""
-        methods = self._methods.get((user[0], name, user[1]))
+        if user not in self._candidates:
+            return ()  # a class the pass does not judge: each of its methods reaches (_reaches), if it has any
+        methods = self._read(user[0])[0].get((name, user[1]))
         if not methods or any(self._reaches(user, method, frozenset()) for method in methods):
             return ()
         return methods
@@ -51,7 +54,9 @@ class MethodReach:
     def uncalled(self, user: tuple[str, str], name: str) -> tuple[str, ...]:
         """The methods of `user` (path, class) that alone write `name`, where every one is a private method nothing
         calls (`silent`: (path, class, method), uncalled_methods.py), else ()."""
-        methods = self._methods.get((user[0], name, user[1]))
+        if (user[0], user[1]) not in self._silent_classes:
+            return ()  # none of its methods is silent, if it has any
+        methods = self._read(user[0])[0].get((name, user[1]))
         if not methods or any((user[0], user[1], method) not in self._silent for method in methods):
             return ()
         return methods
@@ -72,4 +77,21 @@ class MethodReach:
         the class's own statement?"""
         path, name = key
         others = self._written.get(name, set()) - self._reexports(path, name)
-        return any(name not in self._base_only.get(other, ()) for other in others | {path})
+        # the files whose base_only is at hand first: a file read again at project time only where they do not decide
+        return any(name not in self._read(other)[1] for other in sorted(others | {path}, key=self._held_back))
+
+    def _held_back(self, path: str) -> tuple[bool, str]:
+        f = self._facts.get(path)
+        return f is not None and f.uses_later, path
+
+    def _read(self, path: str) -> tuple[dict[tuple[str, str], tuple[str, ...]], frozenset[str]]:
+        """The file's method_users as (name, class) → methods, and its base_only; a file whose facts held them back
+        is read again, once (ModuleFacts.class_uses)."""
+        found = self._uses.get(path)
+        if found is None:
+            f = self._facts.get(path)
+            method_users, base_only = ([], []) if f is None else f.class_uses() if f.uses_later else (
+                f.method_users, f.base_only)
+            found = self._uses[path] = ({(name, holder): tuple(methods) for name, holder, methods in method_users},
+                                        frozenset(base_only))
+        return found

@@ -35,7 +35,8 @@ from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 from ascend_feasibility.analyzer.reading.source import Unreadable, read_bytes
 from pydantic import TypeAdapter
 
-CACHE_LAYOUT = "2"  # bump when the entry format changes (2: a digest line before the JSON)
+CACHE_LAYOUT = "3"  # bump when the entry format changes (2: a digest line before the JSON; 3: phases facts hold
+# back what class_uses reads at project time, PhaseFacts.uses_later)
 DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 TOUCH_AFTER_SECONDS = 3600  # a hit refreshes an entry's time at most this often (least recently used, roughly)

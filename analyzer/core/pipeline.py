@@ -53,6 +53,7 @@ from ascend_feasibility.analyzer.core.models import (
     ToolInfo,
 )
 from ascend_feasibility.analyzer.core.report_cache import ReportCache, run_settings
+from ascend_feasibility.analyzer.core.scanned_bytes import ScannedBytes
 from ascend_feasibility.analyzer.core.store import FindingStore, summarize
 from ascend_feasibility.analyzer.core.subprojects import Subproject, nested_projects, script_folders, subproject_of
 from ascend_feasibility.analyzer.reading import install_docs
@@ -224,6 +225,9 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
             if kept is not None:
                 facts[domain.name].append(domain.keep(kept))
     _record_stats(options, started, cpu_started, len(files), cache)
+    source = ScannedBytes(ordered, digests, worker.read)  # what a project pass reads again of a few files
+    for domain in keeping:
+        domain.read_later(facts[domain.name], source)
     if choice is None:  # the user named the target: every declaration is read for the pins' conflicts only
         choice = _target_choice(worker.domains, facts)
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,

@@ -6,6 +6,8 @@ verdict, bottlenecks, roadmap and architecture, over every finding and the other
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ascend_feasibility.analyzer.context.readme_runs import usage_order
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.models import DaysRange, Finding, PricedGeneration, Report
@@ -27,6 +29,11 @@ class PhasesDomain(Domain):
 
     def collect(self, file: FileView) -> PhaseFacts | None:
         return collect(file.path, file.kind, file.units, file.import_reach)
+
+    def read_later(self, facts: list[PhaseFacts], source: Callable[[str], bytes | None]) -> None:
+        for f in facts:
+            if f.uses_later:  # its classes' uses, read when overridden_methods asks (PhaseFacts.class_uses)
+                f.source = source
 
     def keep(self, facts: PhaseFacts) -> PhaseFacts:
         return compact(facts)

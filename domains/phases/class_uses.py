@@ -10,16 +10,43 @@ counts as a use: the reading errs towards `runs`."""
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
+from ascend_feasibility.analyzer.reading.source import decode_python
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.phases.symbols import OTHER_SPACES, import_froms, unit_statements
 from tree_sitter import Node
 
 NEUTRAL, BASE = "neutral", "base"  # an import or `__all__`; a base class list
+
+
+def class_shapes(unit: Unit) -> list[tuple[str, list[str], list[str]]]:
+    """The class_shapes of a file alone (class_uses' second list): what every file keeps; the other two lists are
+    read at project time, for the few files the project pass asks about (PhaseFacts.uses_later, later_uses)."""
+    read = _classes(unit)
+    return read[1] if read is not None else []
+
+
+def later_uses(path: str, source: Callable[[str], bytes | None] | None
+               ) -> tuple[list[tuple[str, str, list[str]]], list[str]]:
+    """(method_users, base_only) of a Python file whose facts held them back (PhaseFacts.uses_later), read at project
+    time from `source(path)`: the bytes the scan read (checked against their content hash). Where those bytes are no
+    longer to be had, or the reading fails, none: what keeps every class of the file reached (overridden_methods)."""
+    data = source(path) if source is not None else None
+    if data is None:
+        return [], []
+    unit = Unit(path, "python", decode_python(data))
+    try:
+        method_users, _, base_only = class_uses(unit)
+    except Exception:  # noqa: BLE001 - a reader's failure at project time must not lose the report: nothing decided
+        return [], []
+    finally:
+        unit.release_tree()
+    return method_users, base_only
 
 
 def class_uses(unit: Unit) -> tuple[list[tuple[str, str, list[str]]], list[tuple[str, list[str], list[str]]], list[str]]:
@@ -29,41 +56,10 @@ def class_uses(unit: Unit) -> tuple[list[tuple[str, str, list[str]]], list[tuple
     - class_shapes: (class, its bases' last names, the methods it defines that neither call `super` nor name a base);
     - base_only: the file's own classes and the names it imports that it writes nowhere but in base class lists,
       imports, `__all__` and the class's own statement (`super(C, self)`): nothing here creates them."""
-    module = unit_statements(unit)
-    if not module.classes:
+    read = _classes(unit)
+    if read is None:
         return [], [], []
-    text = unit.source.text
-    if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
-        return [], [], []
-    zones: list[tuple[int, int, str, str]] = []  # (start, end, kind, class): methods, bases, imports
-    shapes = []
-    own_classes = []
-    for statement, definition in module.classes:
-        name_node = definition.child_by_field_name("name")
-        if name_node is None:
-            continue
-        name = parsing.text(name_node)
-        own_classes.append((name, statement))
-        bases = []
-        superclasses = definition.child_by_field_name("superclasses")
-        for argument in superclasses.named_children if superclasses is not None else []:
-            if argument.type in {"identifier", "attribute"}:
-                bases.append(parsing.text(argument).rsplit(".", 1)[-1])
-                zones.append((argument.start_byte, argument.end_byte, BASE, name))
-        overriding = []
-        body = definition.child_by_field_name("body")
-        for member in body.named_children if body is not None else []:
-            function = _method(member)
-            method = function.child_by_field_name("name") if function is not None else None
-            if method is None:
-                continue
-            zones.append((member.start_byte, member.end_byte, "method:" + parsing.text(method), name))
-            words = set(member.text.translate(NAME_BYTES).split())
-            called = parsing.text(method)
-            if b"super" not in words and not words & {base.encode("utf-8", "replace") for base in bases} \
-                    and not (member.text.count(called.encode("utf-8", "replace")) > 1 and _calls_named(function, called)):
-                overriding.append(called)
-        shapes.append((name, bases, overriding))
+    module, shapes, own_classes, zones = read
     imported: set[str] = set()
     for statement, kind, head in zip(module.statements, module.kinds, module.heads, strict=True):
         for node in import_froms(statement, kind):
@@ -106,6 +102,49 @@ def class_uses(unit: Unit) -> tuple[list[tuple[str, str, list[str]]], list[tuple
                           if (name, holder) not in class_level)
     base_only = sorted(name for name in names if name not in creating and (name in own or name in imported))
     return method_users, shapes, base_only
+
+
+def _classes(unit: Unit) -> tuple[ModuleStatements, list[tuple[str, list[str], list[str]]], list[tuple[str, Node]],
+                                  list[tuple[int, int, str, str]]] | None:
+    """The file's module-level classes: (its statements, the class shapes, (name, statement) of each class, the zones
+    of their methods and base lists), or None where class_uses reads nothing (no class, a syntax error, a text with
+    other spaces)."""
+    module = unit_statements(unit)
+    if not module.classes:
+        return None
+    text = unit.source.text
+    if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
+        return None
+    zones: list[tuple[int, int, str, str]] = []  # (start, end, kind, class): methods, bases, imports
+    shapes = []
+    own_classes = []
+    for statement, definition in module.classes:
+        name_node = definition.child_by_field_name("name")
+        if name_node is None:
+            continue
+        name = parsing.text(name_node)
+        own_classes.append((name, statement))
+        bases = []
+        superclasses = definition.child_by_field_name("superclasses")
+        for argument in superclasses.named_children if superclasses is not None else []:
+            if argument.type in {"identifier", "attribute"}:
+                bases.append(parsing.text(argument).rsplit(".", 1)[-1])
+                zones.append((argument.start_byte, argument.end_byte, BASE, name))
+        overriding = []
+        body = definition.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            function = _method(member)
+            method = function.child_by_field_name("name") if function is not None else None
+            if method is None:
+                continue
+            zones.append((member.start_byte, member.end_byte, "method:" + parsing.text(method), name))
+            words = set(member.text.translate(NAME_BYTES).split())
+            called = parsing.text(method)
+            if b"super" not in words and not words & {base.encode("utf-8", "replace") for base in bases} \
+                    and not (member.text.count(called.encode("utf-8", "replace")) > 1 and _calls_named(function, called)):
+                overriding.append(called)
+        shapes.append((name, bases, overriding))
+    return module, shapes, own_classes, zones
 
 
 def _calls_named(function: Node, method: str) -> bool:

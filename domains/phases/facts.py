@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import ClassVar
 
 from ascend_feasibility.analyzer.context import (
     cudnn_ops,
@@ -48,7 +49,7 @@ from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.metric_classes import metric_class_lines
 from ascend_feasibility.domains.phases import symbols
-from ascend_feasibility.domains.phases.class_uses import class_uses
+from ascend_feasibility.domains.phases.class_uses import class_shapes, class_uses, later_uses
 from ascend_feasibility.domains.phases.config_modules import is_config_module
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
@@ -338,6 +339,9 @@ class PhaseFacts:
     # (class, bases' last names, the methods it defines calling neither super nor a base) (class_uses.py)
     class_shapes: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
     base_only: list[str] = field(default_factory=list)  # names it writes only as base classes (class_uses.py)
+    # method_users and base_only were left out by the scan, to be read at project time for the files the project
+    # pass asks about (class_uses(); a Python module with a module-level class)
+    uses_later: bool = False
     # (class, method, first, last) of private methods the file names only in their def (uncalled_methods.py)
     uncalled_methods: list[tuple[str, str, int, int]] = field(default_factory=list)
     builds_attribute_names: bool = False  # a module-level class beside a getattr(obj, built name) (uncalled_methods.py)
@@ -347,6 +351,16 @@ class PhaseFacts:
     words: str = ""  # the identifier-like words the file writes, each between spaces (symbols.py, written_names.py)
     dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
+
+    # the bytes the scan read, by path (Domain.read_later): set on the facts that hold back records (uses_later)
+    source: ClassVar[Callable[[str], bytes | None] | None] = None
+
+    def class_uses(self) -> tuple[list[tuple[str, str, list[str]]], list[str]]:
+        """(method_users, base_only), read from the file again, once, where the scan held them back."""
+        if self.uses_later:
+            self.method_users, self.base_only = later_uses(self.path, self.source)
+            self.uses_later = False
+        return self.method_users, self.base_only
 
     def absorb(self, other: PhaseFacts) -> None:
         """Add another unit's facts of the same file (a notebook's next cell)."""
@@ -467,7 +481,11 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             if copy_folder(unit.path) is not None:  # the units of a vendored copy's module (analyzer/context/copy_reach.py)
                 facts.copy_units = symbols.copy_units(unit)
             facts.dynamic_lookups = symbols.dynamic_lookups(unit)
-            facts.method_users, facts.class_shapes, facts.base_only = class_uses(unit)
+            if kind == "python":  # a module: its classes' uses are read at project time, for the files asked
+                facts.class_shapes = class_shapes(unit)
+                facts.uses_later = bool(facts.class_shapes)  # no module-level class: it has none to read
+            else:  # a notebook's cells, merged here
+                facts.method_users, facts.class_shapes, facts.base_only = class_uses(unit)
             facts.uncalled_methods = uncalled_methods(unit)
             facts.builds_attribute_names = bool(symbols.unit_statements(unit).classes) and builds_attribute_names(unit)
             facts.true_literals = switched_on.true_literals(unit)
