@@ -830,6 +830,9 @@ class RoleConventions(_Record):
     vendored_dirs: list[str] = Field(default_factory=list, description="folders of other projects' code a package "
                                      "ships inside it (third_party/, _vendor/): their public names are no API of the "
                                      "package, so one nothing in the project names is unreached (unreferenced.py)")
+    vendored_packages: dict[str, str] = Field(default_factory=dict, description="import name → upstream repository "
+                                              "of model packages commonly copied whole into other projects: their own "
+                                              "scripts are no entry of a host that imports the package as a library")
     yaml_command_keys: list[str] = Field(default_factory=list, description="keys of a YAML document whose string a "
                                          "runner executes as a command line (CI `run`/`script`, compose `command`)")
     json_command_keys: list[str] = Field(default_factory=list, description="keys of a JSON document whose string a "

@@ -21,9 +21,12 @@ they import (propagation.py); a module of the folder the host imports (arcface_t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import Protocol
+
+from ascend_feasibility.knowledge import load_context_conventions
 
 
 class _Facts(Protocol):
@@ -96,6 +99,86 @@ def outside_launches(facts: Iterable[_Facts], folders: set[str]) -> set[str]:
     """The names of the scripts launched by a file outside every bundled folder (paths are cwd-relative: the name is
     what can be matched)."""
     return {PurePosixPath(s).name for f in facts if not in_folders(f.path, folders) for s in f.launched_scripts}
+
+
+def unrun_package_scripts(facts: Iterable[_Facts], packages: set[str], console_modules: Iterable[str] = (),
+                          documented: Iterable[str] = (), distribution: str = "") -> dict[str, str]:
+    """path → why, for the scripts (a `__main__` guard, top-level work, a shell launcher) of a model package copied
+    from another project that the host uses only as a library.
+
+    A package folder named as one of the model packages other projects commonly copy whole (knowledge/context/
+    conventions.toml [roles.vendored_packages]: LLaVA's llava/ inside an image-restoration host) keeps its upstream's
+    own evaluation, serving and training scripts (llava/eval/model_vqa.py, llava/serve/cli.py, llava/train/train.py).
+    It is such a copy when the host imports it (a file outside it imports a module of it). It is the project's own
+    package instead
+    when the project publishes it (pyproject's [project] name), a console entry names a module of it, or the root
+    README runs a file of it. A script of the copy stays an entry when a file outside the copy launches it by name,
+    the README runs it, a console entry names it, the host's imports reach it (through the modules they import), or
+    it imports a module of the host outside the copy itself (the host wrote or adapted it: the copy's own scripts
+    import only the copy; a module the host adapted to read its config, as SUPIR-style hosts do, leaves them so);
+    the others are `optional` ("a script of the package <copy>/ the project uses as a library and never runs"), and
+    so is what only they import (propagation.py)."""
+    names = load_context_conventions().roles.vendored_packages
+    candidates = sorted(folder for folder in packages if PurePosixPath(folder).name in names)
+    copies = [folder for folder in candidates
+              if not any(folder.startswith(other + "/") for other in candidates)]  # the outermost of nested names
+    if not copies:
+        return {}
+    facts = list(facts)
+    published = _plain(distribution)
+    consoles, run = set(console_modules), set(documented)
+    by_module = {f.module: f.path for f in facts if f.module}
+    found: dict[str, str] = {}
+    for copy in copies:
+        inside = [f for f in facts if f.path.startswith(copy + "/")]
+        if (_plain(PurePosixPath(copy).name) == published or any(f.module in consoles for f in inside)
+                or any(path.startswith(copy + "/") for path in run)):
+            continue
+        starts = {target for f in facts if not f.path.startswith(copy + "/") and f.path.endswith(".py")
+                  for target in _targets(f.imports, by_module) if target.startswith(copy + "/")}
+        if not starts:
+            continue  # nothing of the host imports it
+        reached = _reached_inside(starts, inside, by_module)
+        launched = outside_launches(facts, {copy})
+        for f in inside:
+            name = PurePosixPath(f.path).name
+            if (f.path in reached or f.path in run or f.module in consoles or name in launched
+                    or name == "__init__.py" or any(not t.startswith(copy + "/") for t in _targets(f.imports, by_module))):
+                continue  # a script importing a module of the host is the host's own
+            if f.launched_scripts or (f.path.endswith(".py") and (f.main_guard or f.top_level_code)):
+                found[f.path] = (f"a script of the package {copy}/ the project uses as a library and never runs "
+                                 f"(a copy of {names[PurePosixPath(copy).name]})")
+    return found
+
+
+def _plain(name: str) -> str:
+    """A distribution or package name as Python imports it: lower case, runs of `-_.` as one `_`."""
+    return re.sub(r"[-_.]+", "_", name.lower())
+
+
+def _targets(imports: Iterable[str], by_module: dict[str, str]) -> set[str]:
+    """The project files the names import: the longest prefix of each that names a project module."""
+    found = set()
+    for name in imports:
+        parts = name.split(".")
+        target = next((by_module[".".join(parts[:end])] for end in range(len(parts), 0, -1)
+                       if ".".join(parts[:end]) in by_module), None)
+        if target is not None:
+            found.add(target)
+    return found
+
+
+def _reached_inside(starts: set[str], inside: list[_Facts], by_module: dict[str, str]) -> set[str]:
+    """The copy's files the host's imports load: the modules it names and, through their imports, what they load."""
+    by_path = {f.path: f for f in inside}
+    reached, todo = set(), list(starts)
+    while todo:
+        path = todo.pop()
+        if path in reached or path not in by_path:
+            continue
+        reached.add(path)
+        todo += _targets(by_path[path].imports, by_module) - reached
+    return reached
 
 
 def in_folders(path: str, folders: set[str]) -> bool:

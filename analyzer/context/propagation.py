@@ -27,7 +27,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
-from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts
+from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts, unrun_package_scripts
 from ascend_feasibility.analyzer.context.copy_reach import unreached_copy_definitions
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
@@ -614,6 +614,14 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     for path, why in unlaunched_scripts(facts, package_folders(facts, context.source_roots) if packages is None
                                         else packages, console_modules).items():
         result.setdefault(path, ("optional", why))
+    # the scripts of a copied model package the host uses only as a library (bundled_projects.py): optional, and so
+    # is what only they import
+    for path, why in unrun_package_scripts(facts, package_folders(facts, context.source_roots) if packages is None
+                                           else packages, console_modules, context.readme_launches,
+                                           distribution).items():
+        if path not in result:
+            result[path] = ("optional", why)
+            unrun.add(path)
     # a project with its own manifest bundled below the host's code that nothing of the host reaches: all of it
     bundled = dict(unimported_projects(facts, console_modules, documented=context.readme_launches))
     for path, why in bundled.items():

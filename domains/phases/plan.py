@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts
+from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts, unrun_package_scripts
 from ascend_feasibility.analyzer.context.project_scope import config_file, setting_files
 from ascend_feasibility.analyzer.context.readme_runs import launched_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
@@ -89,7 +89,7 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         return role
 
     documented = launched_files(config.readme, [f.path for f in facts]) if config.readme else ()
-    assignment = assign_phases(facts, config.phases, config.console_modules, role_of, documented)
+    assignment = assign_phases(facts, config.phases, config.console_modules, role_of, documented, config.distribution)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
     shared: dict[tuple[str, ...], list[str]] = {}  # one list per distinct phase set, not one per finding
     for finding in findings:
@@ -155,8 +155,10 @@ class PhaseAssignment:
 
 
 def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
-                  role_of: Callable[[str], str] = lambda path: "product", documented: Iterable[str] = ()) -> PhaseAssignment:
-    """`documented`: the files the root README's runner commands launch (readme_runs.launched_files)."""
+                  role_of: Callable[[str], str] = lambda path: "product", documented: Iterable[str] = (),
+                  distribution: str = "") -> PhaseAssignment:
+    """`documented`: the files the root README's runner commands launch (readme_runs.launched_files); `distribution`:
+    the name the project publishes (pyproject's [project] name)."""
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module, by_folder = _modules_by_name(python)
     resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
@@ -170,7 +172,10 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     imported |= configured.keys()  # built by a config's `target:` string: imported by the config's referrer
     consoles = {by_module[name] for name in console_modules if name in by_module}  # a src layout's depth_pro.cli
     # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them
-    bundled = unlaunched_scripts(facts, package_folders(facts), console_modules) if launched_names else {}
+    packages = package_folders(facts)
+    bundled = unlaunched_scripts(facts, packages, console_modules) if launched_names else {}
+    # a copied model package's own scripts, where the host uses the package as a library (bundled_projects.py)
+    bundled |= unrun_package_scripts(facts, packages, console_modules, documented, distribution)
     bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
     run = _run_by_name(facts, documented)
     libraries = _library_modules(graph, role_of) | configured.keys()
