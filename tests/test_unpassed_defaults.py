@@ -733,3 +733,31 @@ def test_an_attribute_set_to_a_test_of_the_parameter_carries_its_default(tmp_pat
     if reach == "optional":
         assert "(self.is_input_vectorized, which __init__ sets only to `num_vector_embeds is not None`)" \
                in found[0].reach_reason
+
+
+# The same class with its __init__ decorated by a config recorder (diffusers' `@register_to_config`, which records
+# the keywords and calls __init__ unchanged): the default decides the arm where every construction is in sight; a
+# config factory called on the class, or a string naming it (a lazy `_import_structure`), builds it out of sight.
+RECORDED = DERIVED.replace("import torch\n", "import torch\nfrom diffusers.configuration_utils import register_to_config\n"
+                           ).replace("    def __init__", "    @register_to_config\n    def __init__")
+RECORDED_LINE = DERIVED_LINE + 2
+
+
+@pytest.mark.parametrize("body, caller, package, reach", [
+    (RECORDED, "block = Blocks(in_channels=4)\n", "", "optional"),
+    (RECORDED, "block = Blocks(in_channels=4)\nother = Blocks.from_config(config)\n", "", "runs"),
+    (RECORDED, "import pkg.model\nblock = Blocks(in_channels=4)\nother = pkg.model.Blocks.from_pretrained(path)\n", "",
+     "runs"),  # a factory through the module
+    (RECORDED, "block = Blocks(in_channels=4)\n", "_import_structure = {'model': ['Blocks']}\n", "runs"),  # named
+    (RECORDED, "block = Blocks(num_vector_embeds=5)\n", "", "runs"),  # passed in sight
+    (RECORDED.replace("@register_to_config", "@torch.no_grad()"), "block = Blocks(in_channels=4)\n", "", "runs"),
+])
+def test_a_config_recorded_init_carries_its_default_where_every_construction_is_in_sight(tmp_path, body, caller,
+                                                                                          package, reach):
+    app = "from pkg.model import Blocks\n\n" + caller
+    files = {"pkg/model.py": body, "pkg/app.py": app, "pkg/__init__.py": package}
+    found = [f for f in findings(tmp_path, files, RECORDED_LINE) if f.rule == "PRC006"]
+    assert found and all(f.reach == reach for f in found), [(f.rule, f.reach, f.reach_reason) for f in found]
+    if reach == "optional":
+        assert "(self.is_input_vectorized, which __init__ sets only to `num_vector_embeds is not None`)" \
+               in found[0].reach_reason

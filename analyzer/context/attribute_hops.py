@@ -15,6 +15,7 @@ project may do from outside the class (store `model.seed = 42`, call `model.set_
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.reading import parsing
@@ -53,7 +54,7 @@ class Hops:
     def derivation(self, method: Node, attribute: str) -> tuple[str, str] | None:
         """(operator, literal) of `attribute` in the class of `method` where `__init__` stores a test of the
         parameter in it; None where it stores the parameter itself."""
-        return self.derived.get(method.parent.parent.id, {}).get(attribute)
+        return self.derived.get(class_block(method).parent.id, {}).get(attribute)
 
     def inside(self, node: Node) -> bool:
         return any(start <= node.start_byte < end for start, end in self.spans)
@@ -64,7 +65,7 @@ class Hops:
         method = _method(name_node)
         if method is None:
             return None
-        cls = method.parent.parent
+        cls = class_block(method).parent
         attributes = self.attributes.get(cls.id)
         if attributes is None:
             return None
@@ -87,8 +88,8 @@ def hops(functions: list[Node], rebound) -> Hops:
     at least one, the method used no other way) passes `self.attribute`. `rebound(function)`: unpassed_defaults._rebound."""
     found = Hops()
     for init in functions:
-        block = init.parent
-        cls = block.parent if block is not None and block.type == "block" else None
+        block = class_block(init)
+        cls = block.parent if block is not None else None
         if cls is None or cls.type != "class_definition" or b"setattr" in cls.text or b"__dict__" in cls.text:
             continue
         changed = rebound(init)
@@ -296,12 +297,42 @@ def _name(parameter: Node) -> str | None:
 
 
 def _method(node: Node) -> Node | None:
-    """The undecorated function directly in a class body that `node` is in (not in a nested function)."""
+    """The function directly in a class body that `node` is in (not in a nested function), undecorated or an
+    `__init__` under config recorders only (class_block)."""
     current = node.parent
     while current is not None and current.type not in {"function_definition", "lambda", "class_definition"}:
         current = current.parent
     if current is None or current.type != "function_definition":
         return None
-    block = current.parent
-    cls = block.parent if block is not None and block.type == "block" else None
+    block = class_block(current)
+    cls = block.parent if block is not None else None
     return current if cls is not None and cls.type == "class_definition" else None
+
+
+def class_block(function: Node) -> Node | None:
+    """The block `function` is a member of: its parent, or, for an `__init__` decorated only by config recorders
+    (`@register_to_config`: they record the call's keywords and run it unchanged), its decorated definition's parent.
+    None for any other decorated function or a function outside a block."""
+    holder = function.parent
+    if holder is not None and holder.type == "decorated_definition" and config_recorded(holder):
+        name = function.child_by_field_name("name")
+        holder = holder.parent if name is not None and name.text == b"__init__" else None
+    return holder if holder is not None and holder.type == "block" else None
+
+
+def config_recorded(decorated: Node) -> bool:
+    """Every decorator of `decorated` a config recorder by name (knowledge: conventions' opt_in.config_recorders),
+    spelled bare or through a module (`@register_to_config`, `@configuration_utils.register_to_config`)."""
+    decorators = [c for c in decorated.named_children if c.type == "decorator"]
+    for decorator in decorators:
+        name = decorator.named_children[0] if decorator.named_children else None
+        if name is None or name.type not in {"identifier", "attribute"} or (
+                parsing.text(name).rsplit(".", 1)[-1] not in _recorders()):
+            return False
+    return bool(decorators)
+
+
+@functools.cache
+def _recorders() -> frozenset[str]:
+    from ascend_feasibility.knowledge import load_context_conventions
+    return frozenset(load_context_conventions().opt_in.config_recorders)
