@@ -751,6 +751,13 @@ RECORDED_LINE = DERIVED_LINE + 2
     (RECORDED, "block = Blocks(in_channels=4)\n", "_import_structure = {'model': ['Blocks']}\n", "runs"),  # named
     (RECORDED, "block = Blocks(num_vector_embeds=5)\n", "", "runs"),  # passed in sight
     (RECORDED.replace("@register_to_config", "@torch.no_grad()"), "block = Blocks(in_channels=4)\n", "", "runs"),
+    # setattr by a loop over literal keys stores only those (diffusers' disable_freeu); any other key may be the flag
+    (RECORDED, "block = Blocks(in_channels=4)\n\n\ndef reset(b):\n    keys = {'s1', 'b1'}\n    for k in keys:\n"
+               "        setattr(b, k, None)\n", "", "optional"),
+    (RECORDED, "block = Blocks(in_channels=4)\n\n\ndef reset(b):\n    for k in ('s1', 'is_input_vectorized'):\n"
+               "        setattr(b, k, True)\n", "", "runs"),
+    (RECORDED, "block = Blocks(in_channels=4)\n\n\ndef reset(b, keys):\n    for k in keys:\n"
+               "        setattr(b, k, True)\n", "", "runs"),
 ])
 def test_a_config_recorded_init_carries_its_default_where_every_construction_is_in_sight(tmp_path, body, caller,
                                                                                           package, reach):

@@ -161,8 +161,58 @@ def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[st
                 names.add("store:" + name.text.decode("utf-8", "replace"))
     if b"setattr" in tree.text:  # setattr(x, "seed", ...) on anything; setattr(x, name, ...): any name
         for key in parsing.captures(parsing.query("python", STORES), tree).get("key", []):
-            names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}" if key.type == "string" else "store:*")
+            if key.type == "string":
+                names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}")
+            else:
+                keys = _looped_keys(key)
+                names.update(f"store:{k}" for k in keys) if keys is not None else names.add("store:*")
     return sorted(names)
+
+
+def _looped_keys(key: Node) -> list[str] | None:
+    """The strings a `setattr(x, k, ...)` key can hold where `k` is the variable of an enclosing loop over a literal
+    collection of strings, written in place or bound once to a name in the same function (diffusers' disable_freeu:
+    `freeu_keys = {"s1", "s2", "b1", "b2"}; for k in freeu_keys: setattr(block, k, None)`); None for any other key."""
+    if key.type != "identifier":
+        return None
+    loop = key.parent
+    while loop is not None and not (loop.type == "for_statement" and loop.child_by_field_name("left") is not None
+                                    and loop.child_by_field_name("left").text == key.text):
+        if loop.type in {"function_definition", "lambda", "class_definition", "module"}:
+            return None
+        loop = loop.parent
+    collection = loop.child_by_field_name("right") if loop is not None else None
+    if collection is not None and collection.type == "identifier":
+        collection = _bound_once(collection)
+    if collection is None or collection.type not in {"set", "list", "tuple"} or not collection.named_children:
+        return None
+    if any(item.type != "string" or item.named_children and any(c.type == "interpolation" for c in item.named_children)
+           for item in collection.named_children):
+        return None
+    return [parsing.text(item).strip(chr(39) + chr(34)) for item in collection.named_children]
+
+
+def _bound_once(name: Node) -> Node | None:
+    """The right side of the one plain assignment to `name` in its enclosing function (None where it is bound
+    otherwise or more than once, or is no function's local)."""
+    function = name.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is None:
+        return None
+    found = []
+    for node in parsing.walk(function.child_by_field_name("body"), limit=20000):
+        parent = node.parent
+        if node.type != "identifier" or node.text != name.text or parent is None:
+            continue
+        if parent.type in {"pattern_list", "tuple_pattern", "list_pattern", "global_statement", "nonlocal_statement",
+                           "as_pattern_target"} or (parent.type in {"assignment", "augmented_assignment", "for_statement",
+                                                                     "named_expression"}
+                                                    and parent.child_by_field_name("left" if parent.type != "named_expression" else "name") == node):
+            found.append(parent)
+    if len(found) != 1 or found[0].type != "assignment":
+        return None
+    return found[0].child_by_field_name("right")
 
 
 def _passes(callee: Node) -> set[str]:
