@@ -687,7 +687,8 @@ def _callee_name(function: Node) -> str | None:
     holder = function.parent
     if holder is not None and holder.type == "module":
         return parsing.text(function.child_by_field_name("name"))
-    cls = holder.parent if holder is not None and holder.type == "block" else None
+    holder = attribute_hops.class_block(function)  # a config-recorded __init__ too
+    cls = holder.parent if holder is not None else None
     return parsing.text(cls.child_by_field_name("name")) if cls is not None and cls.type == "class_definition" else None
 
 
