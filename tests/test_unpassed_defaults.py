@@ -768,3 +768,18 @@ def test_a_config_recorded_init_carries_its_default_where_every_construction_is_
     if reach == "optional":
         assert "(self.is_input_vectorized, which __init__ sets only to `num_vector_embeds is not None`)" \
                in found[0].reach_reason
+
+
+BUNDLED_SETATTR = "def put(obj, name, value):\n    setattr(obj, name, value)\n"
+
+
+@pytest.mark.parametrize("app, reach", [
+    ("from pkg.model import Blocks\n\nblock = Blocks(in_channels=4)\n", "optional"),  # the bundled project never runs
+    ("from pkg.model import Blocks\nfrom pkg.ext.tool.util import put\n\nblock = Blocks(in_channels=4)\n"
+     "put(block, name, True)\n", "runs"),  # the host uses it: any attribute may be stored
+])
+def test_a_bundled_project_nothing_reaches_stores_nothing_on_the_hosts_objects(tmp_path, app, reach):
+    files = {"pkg/model.py": RECORDED, "run.py": app, "pkg/ext/setup.py": "from setuptools import setup\nsetup()\n",
+             "pkg/ext/tool/__init__.py": "", "pkg/ext/tool/util.py": BUNDLED_SETATTR}
+    found = [f for f in findings(tmp_path, files, RECORDED_LINE) if f.rule == "PRC006"]
+    assert found and all(f.reach == reach for f in found), [(f.rule, f.reach, f.reach_reason) for f in found]

@@ -233,7 +233,7 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
         registered = set(f.default_registered)
         recorded = set(f.default_recorded)
         if f.default_hops and foreign is None:
-            foreign = {name for g in facts for name in g.default_foreign}
+            foreign = _foreign(facts, context)
         touched = {(first, last) for first, last, attribute, method in f.default_hops
                    if {f"store:{attribute}", "store:*", f"call:{method}"} & foreign}
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
@@ -263,6 +263,18 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
         result[f.path] += _called_only_off(f, off, calls, escaped)
         result[f.path] += _read_only_off(f, off)
     return result
+
+
+def _foreign(facts, context) -> set[str]:
+    """The attribute stores and method calls on other objects (DefaultFacts.foreign) of the files that may run: a
+    bundled project the host never reaches (its own manifest, nothing of the host imports or launches it:
+    bundled_projects.unimported_projects) stores nothing on the host's objects (OOTDiffusion's human-parsing extension,
+    whose detectron2 copy sets attributes by computed names)."""
+    from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects
+    storing = [g for g in facts if g.default_foreign]
+    unrun = unimported_projects(facts, documented=context.readme_launches) if any(
+        "store:*" in g.default_foreign for g in storing) else {}
+    return {name for g in storing if g.path not in unrun for name in g.default_foreign}
 
 
 def _read_only_off(f, off: dict[tuple[int, int], str]) -> list[tuple[int, int, str, bool]]:
