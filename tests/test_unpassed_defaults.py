@@ -748,6 +748,7 @@ RECORDED_LINE = DERIVED_LINE + 2
     (RECORDED, "block = Blocks(in_channels=4)\nother = Blocks.from_config(config)\n", "", "runs"),
     (RECORDED, "import pkg.model\nblock = Blocks(in_channels=4)\nother = pkg.model.Blocks.from_pretrained(path)\n", "",
      "runs"),  # a factory through the module
+    (RECORDED, "block = Blocks(in_channels=4)\nother = Blocks.load(path)\n", "", "runs"),  # a base's class method
     (RECORDED, "block = Blocks(in_channels=4)\n", "_import_structure = {'model': ['Blocks']}\n", "runs"),  # named
     (RECORDED, "block = Blocks(num_vector_embeds=5)\n", "", "runs"),  # passed in sight
     (RECORDED.replace("@register_to_config", "@torch.no_grad()"), "block = Blocks(in_channels=4)\n", "", "runs"),

@@ -982,16 +982,20 @@ def _defaulted_functions(tree: Node) -> list[Node]:
 
 def _factory_objects(methods: list[Node]) -> set[str]:
     """FACTORY + the name each config factory call is made on (`Transformer2DModel.from_config(config)`,
-    `models.UNet.from_pretrained(path)`: the last name of the object). `methods`: every attribute call's name."""
+    `models.UNet.from_pretrained(path)`: the last name of the object), and the class-shaped name (capitalised) any
+    other method is called on: a class method may build the class from a config through a base (a project mixin's
+    `cls.from_config(...)`). `methods`: every attribute call's name."""
     found = set()
+    factories = _factories()
     for callee in methods:
-        if callee.text not in _factories():
-            continue
         holder = callee.parent.child_by_field_name("object") if callee.parent is not None else None
         if holder is not None and holder.type == "attribute":
             holder = holder.child_by_field_name("attribute")
-        if holder is not None and holder.type == "identifier":
-            found.add(FACTORY + parsing.text(holder))
+        if holder is None or holder.type != "identifier":
+            continue
+        name = holder.text
+        if callee.text in factories or name[:1].isupper():
+            found.add(FACTORY + name.decode("utf-8", "replace"))
     return found
 
 
