@@ -1076,6 +1076,13 @@ class OptInConventions(_Record):
                                              "no use of the class (isinstance(model, DataParallel))")
     argument_objects: list[str] = Field(default_factory=list, description="names of the parsed command line "
                                         "(`args.xformers`): their options are switches the file may declare")
+    config_recorders: list[str] = Field(default_factory=list, description="decorators of an `__init__` that record "
+                                        "its arguments as the object's config and call it unchanged (diffusers' "
+                                        "register_to_config): its defaults decide its arms where every construction "
+                                        "is visible")
+    config_factories: list[str] = Field(default_factory=list, description="class methods that build an object from a "
+                                        "config or checkpoint (`Name.from_config(...)`, `Name.from_pretrained(...)`): "
+                                        "its keywords come from data, not from a call in sight")
     mainstream_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of mainstream "
                                                 "choices (use_cuda, use_amp): what they guard every port needs")
     process_group_initialisers: list[str] = Field(default_factory=list, description="calls that start a process "

@@ -733,3 +733,54 @@ def test_an_attribute_set_to_a_test_of_the_parameter_carries_its_default(tmp_pat
     if reach == "optional":
         assert "(self.is_input_vectorized, which __init__ sets only to `num_vector_embeds is not None`)" \
                in found[0].reach_reason
+
+
+# The same class with its __init__ decorated by a config recorder (diffusers' `@register_to_config`, which records
+# the keywords and calls __init__ unchanged): the default decides the arm where every construction is in sight; a
+# config factory called on the class, or a string naming it (a lazy `_import_structure`), builds it out of sight.
+RECORDED = DERIVED.replace("import torch\n", "import torch\nfrom diffusers.configuration_utils import register_to_config\n"
+                           ).replace("    def __init__", "    @register_to_config\n    def __init__")
+RECORDED_LINE = DERIVED_LINE + 2
+
+
+@pytest.mark.parametrize("body, caller, package, reach", [
+    (RECORDED, "block = Blocks(in_channels=4)\n", "", "optional"),
+    (RECORDED, "block = Blocks(in_channels=4)\nother = Blocks.from_config(config)\n", "", "runs"),
+    (RECORDED, "import pkg.model\nblock = Blocks(in_channels=4)\nother = pkg.model.Blocks.from_pretrained(path)\n", "",
+     "runs"),  # a factory through the module
+    (RECORDED, "block = Blocks(in_channels=4)\nother = Blocks.load(path)\n", "", "runs"),  # a base's class method
+    (RECORDED, "block = Blocks(in_channels=4)\n", "_import_structure = {'model': ['Blocks']}\n", "runs"),  # named
+    (RECORDED, "block = Blocks(num_vector_embeds=5)\n", "", "runs"),  # passed in sight
+    (RECORDED.replace("@register_to_config", "@torch.no_grad()"), "block = Blocks(in_channels=4)\n", "", "runs"),
+    # setattr by a loop over literal keys stores only those (diffusers' disable_freeu); any other key may be the flag
+    (RECORDED, "block = Blocks(in_channels=4)\n\n\ndef reset(b):\n    keys = {'s1', 'b1'}\n    for k in keys:\n"
+               "        setattr(b, k, None)\n", "", "optional"),
+    (RECORDED, "block = Blocks(in_channels=4)\n\n\ndef reset(b):\n    for k in ('s1', 'is_input_vectorized'):\n"
+               "        setattr(b, k, True)\n", "", "runs"),
+    (RECORDED, "block = Blocks(in_channels=4)\n\n\ndef reset(b, keys):\n    for k in keys:\n"
+               "        setattr(b, k, True)\n", "", "runs"),
+])
+def test_a_config_recorded_init_carries_its_default_where_every_construction_is_in_sight(tmp_path, body, caller,
+                                                                                          package, reach):
+    app = "from pkg.model import Blocks\n\n" + caller
+    files = {"pkg/model.py": body, "pkg/app.py": app, "pkg/__init__.py": package}
+    found = [f for f in findings(tmp_path, files, RECORDED_LINE) if f.rule == "PRC006"]
+    assert found and all(f.reach == reach for f in found), [(f.rule, f.reach, f.reach_reason) for f in found]
+    if reach == "optional":
+        assert "(self.is_input_vectorized, which __init__ sets only to `num_vector_embeds is not None`)" \
+               in found[0].reach_reason
+
+
+BUNDLED_SETATTR = "def put(obj, name, value):\n    setattr(obj, name, value)\n"
+
+
+@pytest.mark.parametrize("app, reach", [
+    ("from pkg.model import Blocks\n\nblock = Blocks(in_channels=4)\n", "optional"),  # the bundled project never runs
+    ("from pkg.model import Blocks\nfrom pkg.ext.tool.util import put\n\nblock = Blocks(in_channels=4)\n"
+     "put(block, name, True)\n", "runs"),  # the host uses it: any attribute may be stored
+])
+def test_a_bundled_project_nothing_reaches_stores_nothing_on_the_hosts_objects(tmp_path, app, reach):
+    files = {"pkg/model.py": RECORDED, "run.py": app, "pkg/ext/setup.py": "from setuptools import setup\nsetup()\n",
+             "pkg/ext/tool/__init__.py": "", "pkg/ext/tool/util.py": BUNDLED_SETATTR}
+    found = [f for f in findings(tmp_path, files, RECORDED_LINE) if f.rule == "PRC006"]
+    assert found and all(f.reach == reach for f in found), [(f.rule, f.reach, f.reach_reason) for f in found]

@@ -205,6 +205,7 @@ class Facts:
     default_taken: list = field(default_factory=list)
     default_arm_calls: list = field(default_factory=list)
     default_registered: list = field(default_factory=list)
+    default_recorded: list = field(default_factory=list)
     default_reads: list = field(default_factory=list)
     default_hops: list = field(default_factory=list)
     default_foreign: list = field(default_factory=list)

@@ -15,6 +15,7 @@ project may do from outside the class (store `model.seed = 42`, call `model.set_
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.reading import parsing
@@ -53,7 +54,7 @@ class Hops:
     def derivation(self, method: Node, attribute: str) -> tuple[str, str] | None:
         """(operator, literal) of `attribute` in the class of `method` where `__init__` stores a test of the
         parameter in it; None where it stores the parameter itself."""
-        return self.derived.get(method.parent.parent.id, {}).get(attribute)
+        return self.derived.get(class_block(method).parent.id, {}).get(attribute)
 
     def inside(self, node: Node) -> bool:
         return any(start <= node.start_byte < end for start, end in self.spans)
@@ -64,7 +65,7 @@ class Hops:
         method = _method(name_node)
         if method is None:
             return None
-        cls = method.parent.parent
+        cls = class_block(method).parent
         attributes = self.attributes.get(cls.id)
         if attributes is None:
             return None
@@ -87,8 +88,8 @@ def hops(functions: list[Node], rebound) -> Hops:
     at least one, the method used no other way) passes `self.attribute`. `rebound(function)`: unpassed_defaults._rebound."""
     found = Hops()
     for init in functions:
-        block = init.parent
-        cls = block.parent if block is not None and block.type == "block" else None
+        block = class_block(init)
+        cls = block.parent if block is not None else None
         if cls is None or cls.type != "class_definition" or b"setattr" in cls.text or b"__dict__" in cls.text:
             continue
         changed = rebound(init)
@@ -160,8 +161,58 @@ def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[st
                 names.add("store:" + name.text.decode("utf-8", "replace"))
     if b"setattr" in tree.text:  # setattr(x, "seed", ...) on anything; setattr(x, name, ...): any name
         for key in parsing.captures(parsing.query("python", STORES), tree).get("key", []):
-            names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}" if key.type == "string" else "store:*")
+            if key.type == "string":
+                names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}")
+            else:
+                keys = _looped_keys(key)
+                names.update(f"store:{k}" for k in keys) if keys is not None else names.add("store:*")
     return sorted(names)
+
+
+def _looped_keys(key: Node) -> list[str] | None:
+    """The strings a `setattr(x, k, ...)` key can hold where `k` is the variable of an enclosing loop over a literal
+    collection of strings, written in place or bound once to a name in the same function (diffusers' disable_freeu:
+    `freeu_keys = {"s1", "s2", "b1", "b2"}; for k in freeu_keys: setattr(block, k, None)`); None for any other key."""
+    if key.type != "identifier":
+        return None
+    loop = key.parent
+    while loop is not None and not (loop.type == "for_statement" and loop.child_by_field_name("left") is not None
+                                    and loop.child_by_field_name("left").text == key.text):
+        if loop.type in {"function_definition", "lambda", "class_definition", "module"}:
+            return None
+        loop = loop.parent
+    collection = loop.child_by_field_name("right") if loop is not None else None
+    if collection is not None and collection.type == "identifier":
+        collection = _bound_once(collection)
+    if collection is None or collection.type not in {"set", "list", "tuple"} or not collection.named_children:
+        return None
+    if any(item.type != "string" or item.named_children and any(c.type == "interpolation" for c in item.named_children)
+           for item in collection.named_children):
+        return None
+    return [parsing.text(item).strip(chr(39) + chr(34)) for item in collection.named_children]
+
+
+def _bound_once(name: Node) -> Node | None:
+    """The right side of the one plain assignment to `name` in its enclosing function (None where it is bound
+    otherwise or more than once, or is no function's local)."""
+    function = name.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is None:
+        return None
+    found = []
+    for node in parsing.walk(function.child_by_field_name("body"), limit=20000):
+        parent = node.parent
+        if node.type != "identifier" or node.text != name.text or parent is None:
+            continue
+        if parent.type in {"pattern_list", "tuple_pattern", "list_pattern", "global_statement", "nonlocal_statement",
+                           "as_pattern_target"} or (parent.type in {"assignment", "augmented_assignment", "for_statement",
+                                                                     "named_expression"}
+                                                    and parent.child_by_field_name("left" if parent.type != "named_expression" else "name") == node):
+            found.append(parent)
+    if len(found) != 1 or found[0].type != "assignment":
+        return None
+    return found[0].child_by_field_name("right")
 
 
 def _passes(callee: Node) -> set[str]:
@@ -296,12 +347,42 @@ def _name(parameter: Node) -> str | None:
 
 
 def _method(node: Node) -> Node | None:
-    """The undecorated function directly in a class body that `node` is in (not in a nested function)."""
+    """The function directly in a class body that `node` is in (not in a nested function), undecorated or an
+    `__init__` under config recorders only (class_block)."""
     current = node.parent
     while current is not None and current.type not in {"function_definition", "lambda", "class_definition"}:
         current = current.parent
     if current is None or current.type != "function_definition":
         return None
-    block = current.parent
-    cls = block.parent if block is not None and block.type == "block" else None
+    block = class_block(current)
+    cls = block.parent if block is not None else None
     return current if cls is not None and cls.type == "class_definition" else None
+
+
+def class_block(function: Node) -> Node | None:
+    """The block `function` is a member of: its parent, or, for an `__init__` decorated only by config recorders
+    (`@register_to_config`: they record the call's keywords and run it unchanged), its decorated definition's parent.
+    None for any other decorated function or a function outside a block."""
+    holder = function.parent
+    if holder is not None and holder.type == "decorated_definition" and config_recorded(holder):
+        name = function.child_by_field_name("name")
+        holder = holder.parent if name is not None and name.text == b"__init__" else None
+    return holder if holder is not None and holder.type == "block" else None
+
+
+def config_recorded(decorated: Node) -> bool:
+    """Every decorator of `decorated` a config recorder by name (knowledge: conventions' opt_in.config_recorders),
+    spelled bare or through a module (`@register_to_config`, `@configuration_utils.register_to_config`)."""
+    decorators = [c for c in decorated.named_children if c.type == "decorator"]
+    for decorator in decorators:
+        name = decorator.named_children[0] if decorator.named_children else None
+        if name is None or name.type not in {"identifier", "attribute"} or (
+                parsing.text(name).rsplit(".", 1)[-1] not in _recorders()):
+            return False
+    return bool(decorators)
+
+
+@functools.cache
+def _recorders() -> frozenset[str]:
+    from ascend_feasibility.knowledge import load_context_conventions
+    return frozenset(load_context_conventions().opt_in.config_recorders)

@@ -56,6 +56,8 @@ SPELLED_ELSEWHERE = frozenset({"forward"})
 METHOD_VALUE = "attr:"  # an attribute used as a value (`fn=self.compute_stats`) in DefaultFacts.escaped: a method that may be called out of sight
 SPLAT_INDEX = 1 << 30  # no positional argument reaches a keyword a `**kwargs` carries
 SPLAT = "**"  # the keyword of DefaultFacts.forwards' records of a call that unpacks (_splat_forward)
+FACTORY = "factory:"  # DefaultFacts.escaped: a name a config factory is called on (`Name.from_config(...)`)
+NAMED = "named:"  # DefaultFacts.escaped: a class-shaped name a string literal holds (a lazy `_import_structure`, a registry)
 OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
 # Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
@@ -122,6 +124,9 @@ class DefaultFacts:
     # a module-level class (its __init__) or "Class.method", its parameter, position, default); a call of the same
     # record passing the keyword another non-literal value adds (callee, keyword, "", "", -1, "") (Forwards)
     forwards: list[tuple[str, str, str, str, int, str]] = field(default_factory=list)
+    # module-level classes whose `__init__` is read through config recorders (`@register_to_config`): their arms are
+    # decided only where no factory builds them from a config and no string names them (_built_from_data)
+    recorded: list[str] = field(default_factory=list)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
@@ -133,6 +138,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     forwards = "=False" in text or "= False" in text  # a keyword may forward a False default (_forwarded_off)
     functions = _defaulted_functions(tree) if conditions or asserts or forwards else []
     facts.registered = [parsing.text(c.child_by_field_name("name")) for c in _registered_classes(tree)]
+    facts.recorded = _recorded_classes(functions)
     switched = _switched_methods(tree) if conditions else []  # methods' off-by-default keywords (_method_kept)
     reading = _Reading(frozenset(name for function in functions + switched for name in _literal_defaults(function)))
     reading.hops = attribute_hops.hops(functions, _rebound) if functions else attribute_hops.Hops()
@@ -196,6 +202,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
                 escaped.add(original)
         escaped.update(parsing.text(node) for node in found.get("attribute", []))
         escaped.update(METHOD_VALUE + parsing.text(node) for node in found.get("method_value", []))
+    escaped.update(_factory_objects(methods))
     for cls in classes:
         bases = cls.child_by_field_name("superclasses")
         for base in bases.named_children if bases is not None else []:
@@ -224,12 +231,15 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
             aside = _aside(calls, context)
         off: dict[tuple[int, int], str] = {}  # the arms no call takes → why
         registered = set(f.default_registered)
+        recorded = set(f.default_recorded)
         if f.default_hops and foreign is None:
-            foreign = {name for g in facts for name in g.default_foreign}
+            foreign = _foreign(facts, context)
         touched = {(first, last) for first, last, attribute, method in f.default_hops
                    if {f"store:{attribute}", "store:*", f"call:{method}"} & foreign}
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
             if (first, last) in touched:  # the attribute may be stored, or the method called, from outside
+                continue
+            if name in recorded and _built_from_data(name, escaped):
                 continue
             if name.startswith(config_getters.GETTER):
                 if getters is None:
@@ -253,6 +263,18 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
         result[f.path] += _called_only_off(f, off, calls, escaped)
         result[f.path] += _read_only_off(f, off)
     return result
+
+
+def _foreign(facts, context) -> set[str]:
+    """The attribute stores and method calls on other objects (DefaultFacts.foreign) of the files that may run: a
+    bundled project the host never reaches (its own manifest, nothing of the host imports or launches it:
+    bundled_projects.unimported_projects) stores nothing on the host's objects (OOTDiffusion's human-parsing extension,
+    whose detectron2 copy sets attributes by computed names)."""
+    from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects
+    storing = [g for g in facts if g.default_foreign]
+    unrun = unimported_projects(facts, documented=context.readme_launches) if any(
+        "store:*" in g.default_foreign for g in storing) else {}
+    return {name for g in storing if g.path not in unrun for name in g.default_foreign}
 
 
 def _read_only_off(f, off: dict[tuple[int, int], str]) -> list[tuple[int, int, str, bool]]:
@@ -316,8 +338,11 @@ def default_path(facts, context) -> dict[str, str]:
         if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
         registered = set(f.default_registered)
+        recorded = set(f.default_recorded)
         for name, parameter, index, default, condition, callees in f.default_taken:
             kept = _kept(name, parameter, index, default, calls, escaped, f.path)
+            if name in recorded and _built_from_data(name, escaped):
+                kept = None
             if kept is not None and name in registered:  # a launch string may pass what no call in sight does
                 if launched is None:
                     launched, configured = launch_keywords(facts)
@@ -674,7 +699,8 @@ def _callee_name(function: Node) -> str | None:
     holder = function.parent
     if holder is not None and holder.type == "module":
         return parsing.text(function.child_by_field_name("name"))
-    cls = holder.parent if holder is not None and holder.type == "block" else None
+    holder = attribute_hops.class_block(function)  # a config-recorded __init__ too
+    cls = holder.parent if holder is not None else None
     return parsing.text(cls.child_by_field_name("name")) if cls is not None and cls.type == "class_definition" else None
 
 
@@ -946,10 +972,65 @@ def _defaulted_functions(tree: Node) -> list[Node]:
                 statement = statement.child_by_field_name("definition")
             body = statement.child_by_field_name("body")
             for member in body.named_children if body is not None else []:
+                if member.type == "decorated_definition" and attribute_hops.config_recorded(member):
+                    member = member.child_by_field_name("definition")  # @register_to_config: called unchanged
                 name = member.child_by_field_name("name") if member.type == "function_definition" else None
                 if name is not None and parsing.text(name) == "__init__" and _literal_defaults(member):
                     functions.append(member)
     return functions
+
+
+def _factory_objects(methods: list[Node]) -> set[str]:
+    """FACTORY + the name each config factory call is made on (`Transformer2DModel.from_config(config)`,
+    `models.UNet.from_pretrained(path)`: the last name of the object), and the class-shaped name (capitalised) any
+    other method is called on: a class method may build the class from a config through a base (a project mixin's
+    `cls.from_config(...)`). `methods`: every attribute call's name."""
+    found = set()
+    factories = _factories()
+    for callee in methods:
+        holder = callee.parent.child_by_field_name("object") if callee.parent is not None else None
+        if holder is not None and holder.type == "attribute":
+            holder = holder.child_by_field_name("attribute")
+        if holder is None or holder.type != "identifier":
+            continue
+        name = holder.text
+        if callee.text in factories or name[:1].isupper():
+            found.add(FACTORY + name.decode("utf-8", "replace"))
+    return found
+
+
+@functools.cache
+def _factories() -> frozenset[bytes]:
+    from ascend_feasibility.knowledge import load_context_conventions
+    return frozenset(name.encode("utf-8") for name in load_context_conventions().opt_in.config_factories)
+
+
+def _built_from_data(name: str, escaped: set[str]) -> str | None:
+    """Why a class whose `__init__` is read through config recorders may be built out of sight, or None: a factory
+    is called on it, or a string names it (then a config's keys, not a call in sight, pass its keywords)."""
+    if FACTORY + name in escaped:
+        return f"{name} is built by a config factory"
+    if NAMED + name in escaped:
+        return f"a string names {name}"
+    return None
+
+
+def class_named(text: bytes) -> bool:
+    """A string literal's text shaped as a class name (`"Transformer2DModel"`): query_set filter of the strings whose
+    names escape (NAMED)."""
+    return 1 < len(text) <= MAX_LITERAL and text[:1].isupper() and text.isascii() and text.decode().isidentifier()
+
+
+def _recorded_classes(functions: list[Node]) -> list[str]:
+    """The classes among `functions`' whose `__init__` is decorated by config recorders (attribute_hops.class_block):
+    built from a config or checkpoint where a factory is called on them or a string names them (_built_from_data)."""
+    names = []
+    for function in functions:
+        if function.parent is not None and function.parent.type == "decorated_definition":
+            block = attribute_hops.class_block(function)
+            if block is not None and block.parent is not None and block.parent.type == "class_definition":
+                names.append(parsing.text(block.parent.child_by_field_name("name")))
+    return names
 
 
 def _switched_methods(tree: Node) -> list[Node]:
@@ -1020,7 +1101,9 @@ def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
         return None
     holder = function.parent
     if holder is not None and holder.type == "decorated_definition":
-        return None
+        holder = attribute_hops.class_block(function)  # an `__init__` under config recorders only, or None
+        if holder is None:
+            return None
     if holder is not None and holder.type == "module":
         callee = parsing.text(function.child_by_field_name("name"))
     elif holder is not None and holder.type == "block" and parsing.text(function.child_by_field_name("name")) == "__init__":

@@ -112,7 +112,8 @@ def _names_path(text: bytes) -> bool:
 
 
 QUERY_KEY = query_set.register("phase_facts", QUERY, filters={"dotted": ("string", _dotted),
-                                                               "string_content": ("string", _names_path)})
+                                                               "string_content": ("string", _names_path),
+                                                               "class_string": ("string", unpassed_defaults.class_named)})
 # Calls by plain name (called): of module-level functions (exported_functions), overriding a "cuda" default
 # (overridden_defaults), of the names the file binds (the unpassed-default reading, which reads every file's); and by
 # method name (method): phase evidence (`backward`, `step`), add_argument declarations, registrations.
@@ -308,6 +309,7 @@ class PhaseFacts:
     # calls in those arms of the file's own functions (unpassed_defaults.DefaultFacts.arm_calls)
     default_arm_calls: list[tuple[int, int, str, int, int, int]] = field(default_factory=list)
     default_registered: list[str] = field(default_factory=list)  # classes registered under a string key
+    default_recorded: list[str] = field(default_factory=list)  # classes whose __init__ a config recorder decorates
     default_reads: list[tuple[str, str, int, tuple[int, ...]]] = field(default_factory=list)  # string defaults' reads
     default_hops: list[tuple[int, int, str, str]] = field(default_factory=list)  # arms read through self.<attribute>
     default_foreign: list[str] = field(default_factory=list)  # attributes stored or called on other objects
@@ -422,6 +424,7 @@ class PhaseFacts:
         self.default_taken += other.default_taken
         self.default_arm_calls += other.default_arm_calls
         self.default_registered += other.default_registered
+        self.default_recorded += other.default_recorded
         self.default_reads += other.default_reads
         self.default_hops += other.default_hops
         self.default_foreign += other.default_foreign
@@ -1063,6 +1066,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.default_taken = by_default.taken
     facts.default_arm_calls = by_default.arm_calls
     facts.default_registered = by_default.registered
+    facts.default_recorded = by_default.recorded
+    facts.default_escaped += sorted({unpassed_defaults.NAMED + parsing.text(n) for n in found.get("class_string", [])})
     facts.default_reads = by_default.reads
     facts.default_hops, facts.default_foreign = by_default.hops, by_default.foreign
     facts.default_option_keywords = by_default.option_keywords
