@@ -423,3 +423,15 @@ def test_a_base_method_a_created_class_runs_keeps_what_it_uses():
     facts = _override_project()
     facts[-3].method_users = facts[-3].method_users[1:]
     assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(facts, context())
+
+
+def test_same_named_unpublished_packages_are_each_consumed_by_the_scripts_beside_them():
+    # ProPainter (round 31): a root `model/` package and a demo's own `web/tracker/model/`, each imported by the scripts
+    # beside it; one name → one folder let set order decide which was the application's code (reports changed with
+    # PYTHONHASHSEED)
+    from ascend_feasibility.analyzer.context.unloaded import unpublished_packages
+    facts = [Facts("run.py", imports=["model.misc"]), Facts("model/__init__.py"), Facts("model/misc.py"),
+             Facts("web/tracker/app.py", imports=["model.net"]), Facts("web/tracker/model/__init__.py"),
+             Facts("web/tracker/model/net.py"), Facts("web/other/__init__.py")]
+    packages = {"model", "web/tracker/model", "web/other"}
+    assert unpublished_packages(facts, packages, context()) == {"model", "web/tracker/model"}

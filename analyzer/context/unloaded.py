@@ -426,9 +426,10 @@ def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: 
     package (a library's own layout) still publishes it."""
     published = published_packages(facts, packages)
     tops = {top_folder(f"{folder}/__init__.py", packages) for folder in packages}
-    candidates = {}
+    candidates: dict[str, set[str]] = defaultdict(set)
     for top in tops - published:  # imported by its folder's name (a script beside it) or by its path from the root
-        candidates[path_view(top).name] = candidates[top.replace("/", ".")] = top
+        candidates[path_view(top).name].add(top)
+        candidates[top.replace("/", ".")].add(top)
     if not candidates:
         return set()
     result = set()
@@ -437,11 +438,23 @@ def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: 
             continue
         for name in f.imports:
             parts = name.split(".")
-            top = next((candidates[".".join(parts[:end])] for end in range(1, len(parts) + 1)
-                        if ".".join(parts[:end]) in candidates), None)
-            if top is not None and top not in result and not f.path.startswith(top + "/"):
-                result.add(top)
+            tops_named = next((candidates[".".join(parts[:end])] for end in range(1, len(parts) + 1)
+                               if ".".join(parts[:end]) in candidates), set())
+            result |= {top for top in _nearest(tops_named, f.path) if not f.path.startswith(top + "/")}
     return result
+
+
+def _nearest(tops: set[str], importer: str) -> set[str]:
+    """Of the same-named top packages an import may load (`model` at the root and under web-demos/.../tracker/), those
+    beside the importing file or a folder above it (where Python's path puts a script's own folder and the root); all
+    of them when none is."""
+    folder = path_view(importer).parent
+    folders = {folder, "."}
+    while folder != ".":
+        folder = path_view(folder).parent
+        folders.add(folder)
+    near = {top for top in tops if path_view(top).parent in folders}
+    return near or tops
 
 
 def _plain_name(name: str) -> str:
