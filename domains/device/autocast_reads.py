@@ -28,3 +28,18 @@ def reads_other_autocast_dtype(call: Node, names: frozenset[str], imports: Impor
                 and qualified_name(function, imports) in names:
             return True
     return False
+
+
+AUTOCAST_OFF = "autocast-off"  # DEV140's and DEV007's facet: the autocast call passes the literal `enabled=False`
+
+
+def turns_autocast_off(call: Node) -> bool:
+    """Does `call` (an autocast) pass the literal `enabled=False`? Such a region casts nothing on any device: entering
+    it sets its device type's autocast state off (torch/amp/autocast_mode.py autocast.__enter__,
+    `torch.set_autocast_enabled(self.device, self._enabled)`), and leaves every other device type's as it was."""
+    arguments = call.child_by_field_name("arguments")
+    for argument in arguments.named_children if arguments is not None else []:
+        if argument.type == "keyword_argument" and parsing.text(argument.child_by_field_name("name")) == "enabled":
+            value = argument.child_by_field_name("value")
+            return value is not None and value.type == "false"
+    return False
