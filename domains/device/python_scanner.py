@@ -20,8 +20,8 @@ from ascend_feasibility.domains.device.amp_imports import BARE_DECORATOR, bare_d
 from ascend_feasibility.domains.device.autocast_reads import (
     AUTOCAST_OFF,
     CUDA_AUTOCAST_DTYPE_READ,
+    only_turns_autocast_off,
     reads_other_autocast_dtype,
-    turns_autocast_off,
 )
 from ascend_feasibility.domains.device.compiled_use import never_called
 from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
@@ -195,7 +195,7 @@ class _FileScan(PythonScan):
                 if call is not None and edit is not None and reads_other_autocast_dtype(
                         call, frozenset(edit.argument_calls), self.imports):
                     seen = (*seen, CUDA_AUTOCAST_DTYPE_READ)
-                if call is not None and name in AUTOCASTS and turns_autocast_off(call):
+                if call is not None and name in AUTOCASTS and only_turns_autocast_off(call):
                     seen = (*seen, AUTOCAST_OFF)  # `torch.cuda.amp.autocast(enabled=False)`: casts nothing anywhere
                 if call is not None and entry.rule in load_context_conventions().guards.none_under_shim_rules \
                         and only_equality_operand(call):

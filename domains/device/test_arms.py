@@ -54,7 +54,7 @@ from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
-from ascend_feasibility.domains.device.autocast_reads import AUTOCAST_OFF, turns_autocast_off
+from ascend_feasibility.domains.device.autocast_reads import AUTOCAST_OFF, only_turns_autocast_off
 from ascend_feasibility.domains.device.cuda_features import feature_facets
 from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, RUNTIME_PROVIDER, no_npu_kernel
 from ascend_feasibility.domains.device.literal_devices import built_from_cuda_literal
@@ -278,7 +278,7 @@ def _picks_disabled_autocast_type(test: Node) -> bool:
         return False
     call = parent.parent if parent is not None and parent.type == "argument_list" else None
     function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
-    return function is not None and _last_name(function) == AUTOCAST_CALL and turns_autocast_off(call)
+    return function is not None and _last_name(function) == AUTOCAST_CALL and only_turns_autocast_off(call)
 
 
 def cuda_specifics(test: Node, imports: ImportTable) -> list[str]:
