@@ -1344,6 +1344,9 @@ class FusedOptimizerKeyword(_Record):
 
 class HalfDtypes(_Record):
     names: list[str] = Field(min_length=1, description="qualified names of half-precision dtypes the NPU computes in")
+    variant_names: list[str] = Field(
+        default_factory=list, description="strings naming a half-precision weight set (`revision=\"fp16\"`, "
+        "`variant=\"fp16\"`): a conditional value whose CUDA arm is one only picks a precision")
 
 
 class CudaFeatures(_Record):

@@ -28,3 +28,35 @@ def reads_other_autocast_dtype(call: Node, names: frozenset[str], imports: Impor
                 and qualified_name(function, imports) in names:
             return True
     return False
+
+
+AUTOCAST_OFF = "autocast-off"  # DEV140's and DEV007's facet: `enabled=False`, in a file that turns no autocast on
+MAX_FILE_NODES = 200_000  # the walk over a file for an autocast that is on
+
+
+def only_turns_autocast_off(call: Node) -> bool:
+    """Is `call` (an autocast) passed the literal `enabled=False`, in a file where no autocast call turns autocast on
+    (every autocast call there passes `enabled=False`)? Then the region casts nothing on any device, and no autocast the
+    file enables surrounds it (round 31 A2 row 82, B1 row 12). A file that enables one (Wan's `@amp.autocast(enabled=
+    False)` rope helpers beside `amp.autocast(dtype=...)`) keeps the site's own finding: there it turns that off."""
+    if not turns_autocast_off(call):
+        return False
+    module = call
+    while module.parent is not None:
+        module = module.parent
+    for node in parsing.walk(module, limit=MAX_FILE_NODES):
+        if node.type == "call" and parsing.callee_name(node) == "autocast" and not turns_autocast_off(node):
+            return False
+    return True
+
+
+def turns_autocast_off(call: Node) -> bool:
+    """Does `call` (an autocast) pass the literal `enabled=False`? Such a region casts nothing on any device: entering
+    it sets its device type's autocast state off (torch/amp/autocast_mode.py autocast.__enter__,
+    `torch.set_autocast_enabled(self.device, self._enabled)`), and leaves every other device type's as it was."""
+    arguments = call.child_by_field_name("arguments")
+    for argument in arguments.named_children if arguments is not None else []:
+        if argument.type == "keyword_argument" and parsing.text(argument.child_by_field_name("name")) == "enabled":
+            value = argument.child_by_field_name("value")
+            return value is not None and value.type == "false"
+    return False

@@ -12,7 +12,8 @@
   = False`): it asks for nothing, on any device.
 - `dtype-choice`: the test only picks a half-precision dtype for CUDA (`dtype = torch.float16` in its arm, or
   `torch.float16 if x.device.type == "cuda" else torch.float32`), or whose NPU arm only sets a flag read as the test
-  of such a choice (`if x.device.type != "cuda": force_fp32 = True`): the NPU stays in float32, correct and slower.
+  of such a choice (`if x.device.type != "cuda": force_fp32 = True`), or whose CUDA arm is the name of a half-precision
+  weight set (`revision = "fp16" if "cuda" in device else None`): the NPU stays in float32, correct and slower.
 """
 
 from __future__ import annotations
@@ -227,7 +228,10 @@ def _only_turns_compile_off(block: Node, imports: ImportTable) -> bool:
 def _only_picks_half(arm: Node, imports: ImportTable) -> bool:
     """Does the CUDA arm only name a half-precision dtype: a conditional expression's arm that is one, or a block
     whose every statement assigns one to a name?"""
-    names = load_cuda_features().half_dtypes.names
+    half = load_cuda_features().half_dtypes
+    names = half.names
+    if arm.type == "string" and not any(c.type == "interpolation" for c in arm.named_children):
+        return parsing.text(arm).strip("'\"") in half.variant_names  # `"fp16" if "cuda" in device else None`
     if arm.type != "block":
         return _dtype(arm, imports) in names
 

@@ -17,7 +17,12 @@ from ascend_feasibility.domains.device import (
     selectors,
 )
 from ascend_feasibility.domains.device.amp_imports import BARE_DECORATOR, bare_decorator
-from ascend_feasibility.domains.device.autocast_reads import CUDA_AUTOCAST_DTYPE_READ, reads_other_autocast_dtype
+from ascend_feasibility.domains.device.autocast_reads import (
+    AUTOCAST_OFF,
+    CUDA_AUTOCAST_DTYPE_READ,
+    only_turns_autocast_off,
+    reads_other_autocast_dtype,
+)
 from ascend_feasibility.domains.device.compiled_use import never_called
 from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
 from ascend_feasibility.domains.device.existence_probes import existence_probe
@@ -29,7 +34,11 @@ from ascend_feasibility.domains.device.none_fields import (
     computed_none_fields,
     only_equality_operand,
 )
-from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix, passes_setting_through
+from ascend_feasibility.domains.device.rank_suffix import (
+    non_cuda_arm_uses_setting,
+    only_adds_rank_suffix,
+    passes_setting_through,
+)
 from ascend_feasibility.domains.device.runtime_indexes import feeds_runtime_index
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.splat_accelerator import splatted_accelerator
@@ -186,6 +195,8 @@ class _FileScan(PythonScan):
                 if call is not None and edit is not None and reads_other_autocast_dtype(
                         call, frozenset(edit.argument_calls), self.imports):
                     seen = (*seen, CUDA_AUTOCAST_DTYPE_READ)
+                if call is not None and name in AUTOCASTS and only_turns_autocast_off(call):
+                    seen = (*seen, AUTOCAST_OFF)  # `torch.cuda.amp.autocast(enabled=False)`: casts nothing anywhere
                 if call is not None and entry.rule in load_context_conventions().guards.none_under_shim_rules \
                         and only_equality_operand(call):
                     seen = (*seen, NONE_EQUALITY)  # `get_device_capability(i) == (7, 5)`: None makes it False
@@ -440,6 +451,8 @@ class _FileScan(PythonScan):
                 found = (*found, RANK_SUFFIX)
             elif passes_setting_through(test):
                 found = (*found, INDEX_PASSTHROUGH)
+            elif non_cuda_arm_uses_setting(test):
+                found = (*found, SETTING_AS_DEVICE)
             named = self._arm_names(test) if CUDA_ARM in found else None
             if named is not None and named[1]:
                 found = (*found, SHIM_MAPS_ARM)
@@ -646,6 +659,7 @@ def _with_npu_entry(table: Node, key: Node) -> str:
 
 RANK_SUFFIX = "rank-suffix"  # DEV007's facet: the test's arm only appends ":<rank>" to the compared device name
 INDEX_PASSTHROUGH = "index-passthrough"  # DEV007's: `f"{d}:{i}" if d == "cuda" else d`, only the index is lost
+SETTING_AS_DEVICE = "setting-as-device"  # DEV007's: `if d != "cuda": device_map = {"": d}`, "npu" is placed as given
 AMP_DECORATOR_NAMES = frozenset({"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"})
 FILLED_FIELDS = "filled-fields"  # every field read from the result is one torch_npu fills (DEV121's info variant)
 

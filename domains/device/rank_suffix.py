@@ -5,7 +5,9 @@ only a multi-device run puts every rank on device 0 (round 22 A2 row 97). No CUD
 
 The same choice written as one value, `torch.device(f"{d}:{gpu_id}" if d == "cuda" else d)` (round 30 B1 row 17):
 its other arm passes the setting through, so "npu" gives torch.device("npu"), the current NPU, and only the index is
-dropped (`passes_setting_through`)."""
+dropped (`passes_setting_through`). Written as a statement, `if d != "cuda": kwargs["device_map"] = {"": d}` (round 31
+A2 row 51, B1 row 21): the arm a non-CUDA value takes uses that value itself as the device, so "npu" places the model
+on the NPU and nothing is lost (`non_cuda_arm_uses_setting`)."""
 
 from __future__ import annotations
 
@@ -68,6 +70,45 @@ def passes_setting_through(test: Node) -> bool:
     if terms:  # `d + ":" + str(i)`: the name, then a term that starts with the colon
         return parsing.text(suffixed) == name and _starts_with_colon(terms[-1])
     return suffixed.type == "string" and _string_text(suffixed).startswith("{" + name + "}:")
+
+
+def non_cuda_arm_uses_setting(test: Node) -> bool:
+    """Is the comparison (`d != "cuda"`) the whole condition of an `if` without elif or else whose every statement
+    assigns the compared name as a device: the name itself, `{"": d}` (a device map placing the whole model on it) or
+    `torch.device(d)`?"""
+    statement = test.parent
+    if statement is None or statement.type != "if_statement" or statement.child_by_field_name("condition") != test:
+        return False
+    if statement.children_by_field_name("alternative"):
+        return False
+    if not {parsing.text(op) for op in test.children_by_field_name("operators")} <= {"!=", "not in"}:
+        return False
+    names = {parsing.text(o) for o in test.named_children if o.type in {"identifier", "attribute"}}
+    if len(names) != 1:
+        return False
+    name = names.pop()
+
+    def places_on_setting(assignment: Node) -> bool:
+        right = assignment.child_by_field_name("right")
+        return right is not None and _device_from(right, name)
+    return parsing.each_statement_is(statement.child_by_field_name("consequence"), "assignment", places_on_setting)
+
+
+def _device_from(value: Node, name: str) -> bool:
+    """`d`, `{"": d}` or `torch.device(d)`: the setting used as the device, unchanged."""
+    if value.type in {"identifier", "attribute"}:
+        return parsing.text(value) == name
+    if value.type == "dictionary":
+        pairs = value.named_children
+        key = pairs[0].child_by_field_name("key") if len(pairs) == 1 and pairs[0].type == "pair" else None
+        return key is not None and key.type == "string" and _string_text(key) == "" \
+            and parsing.text(pairs[0].child_by_field_name("value")) == name
+    if value.type == "call":
+        function, arguments = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+        given = arguments.named_children if arguments is not None else []
+        return function is not None and parsing.text(function) in {"torch.device", "device"} and len(given) == 1 \
+            and parsing.text(given[0]) == name
+    return False
 
 
 def _starts_with_colon(node: Node | None) -> bool:

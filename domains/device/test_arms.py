@@ -36,6 +36,12 @@
   silently skipped.
 - `cuda-literal-device` (domains/device/literal_devices.py): the test reads `.type` of a torch.device built from a
   "cuda" literal; transfer_to_npu does not wrap torch.device, so under it the type stays "cuda" and the test holds.
+- `autocast-off` (domains/device/autocast_reads.py): the test only picks the device type of an autocast called with
+  the literal `enabled=False` (`torch.autocast(enabled=False, device_type="cuda" if ... else "cpu")`, round 31 B1 row
+  12): the region casts nothing on any device, whichever type the test picks.
+- `cuda-missing-fallback` also where the test is the whole condition of an `if` whose CUDA arm is only `if not
+  torch.cuda.is_available(): ...` and whose other arms run nothing for a value that is not one they test for
+  (`else: if device == "mps": ...`, round 31 B1 row 11): "npu" passes through unchanged.
 - `measurement-only`: the arm only synchronises or resets/reads memory statistics for a report
   (`torch.cuda.synchronize()`, `reset_peak_memory_stats`, `x.append(torch.cuda.max_memory_allocated())`): on NPU the
   figures are unsynchronised or missing, nothing fails (round 27 A1 W1, B1 C8).
@@ -48,6 +54,7 @@ from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.device.autocast_reads import AUTOCAST_OFF, only_turns_autocast_off
 from ascend_feasibility.domains.device.cuda_features import feature_facets
 from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, RUNTIME_PROVIDER, no_npu_kernel
 from ascend_feasibility.domains.device.literal_devices import built_from_cuda_literal
@@ -119,6 +126,8 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(NON_BLOCKING)
     else:
         autocast = _switched_autocast(test)
+        if autocast is None and _picks_disabled_autocast_type(test):
+            found.append(AUTOCAST_OFF)
         if autocast is not None:
             found.append(AUTOCAST_ENABLED)
             if _cuda_device_type(autocast):
@@ -199,15 +208,77 @@ def _with_cuda_missing(test: Node, imports: ImportTable) -> bool:
     holder = node.parent
     if holder is None or holder.type not in {"if_statement", "elif_clause"} or holder.child_by_field_name("condition") != node:
         return False
-    for term in terms:
-        while term is not None and term.type == "parenthesized_expression" and term.named_children:
-            term = term.named_children[0]
-        argument = term.child_by_field_name("argument") if term is not None and term.type == "not_operator" else None
-        function = argument.child_by_field_name("function") if argument is not None and argument.type == "call" else None
-        if function is not None and function.type in {"identifier", "attribute"} \
-                and qualified_name(function, imports) == CUDA_AVAILABLE:
-            return True
-    return False
+    if not terms:
+        return holder.type == "if_statement" and _only_cuda_missing_arm(holder, test, imports)
+    return any(_cuda_missing(term, imports) for term in terms)
+
+
+def _cuda_missing(term: Node | None, imports: ImportTable) -> bool:
+    """Is `term` `not torch.cuda.is_available()` (through parentheses)?"""
+    while term is not None and term.type == "parenthesized_expression" and term.named_children:
+        term = term.named_children[0]
+    argument = term.child_by_field_name("argument") if term is not None and term.type == "not_operator" else None
+    function = argument.child_by_field_name("function") if argument is not None and argument.type == "call" else None
+    return function is not None and function.type in {"identifier", "attribute"} \
+        and qualified_name(function, imports) == CUDA_AVAILABLE
+
+
+def _only_cuda_missing_arm(statement: Node, test: Node, imports: ImportTable) -> bool:
+    """`if device == "cuda": if not torch.cuda.is_available(): device = "cpu"` (else: only tests of `device` for other
+    values, `if device == "mps": ...`; round 31 B1 row 11): the CUDA arm is one `if not torch.cuda.is_available()`
+    without else, and a value the arms do not name (a native "npu") runs nothing and passes through unchanged."""
+    operands = [o for o in test.named_children if literals.cuda_literal_in(o) is None]
+    if test.type != "comparison_operator" or len(operands) != 1:
+        return False
+    body = statement.child_by_field_name("consequence")
+    inner = [c for c in (body.named_children if body is not None else []) if c.type != "comment"]
+    if len(inner) != 1 or inner[0].type != "if_statement" or inner[0].children_by_field_name("alternative") \
+            or not _cuda_missing(inner[0].child_by_field_name("condition"), imports):
+        return False
+    name = parsing.text(operands[0])
+    for alternative in statement.children_by_field_name("alternative"):
+        if alternative.type == "elif_clause":
+            if not _tests_other_value(alternative.child_by_field_name("condition"), name):
+                return False
+            continue
+        block = alternative.child_by_field_name("body")
+        for nested in (c for c in (block.named_children if block is not None else []) if c.type != "comment"):
+            if nested.type != "if_statement" or not _tests_other_value(nested.child_by_field_name("condition"), name):
+                return False
+            if any(a.type != "elif_clause" or not _tests_other_value(a.child_by_field_name("condition"), name)
+                   for a in nested.children_by_field_name("alternative")):
+                return False
+    return True
+
+
+def _tests_other_value(condition: Node | None, name: str) -> bool:
+    """Is `condition` `name == "<a string>"` (or `in`): false for a value it does not name?"""
+    if condition is None or condition.type != "comparison_operator":
+        return False
+    if not {parsing.text(op) for op in condition.children_by_field_name("operators")} <= {"==", "in"}:
+        return False
+    operands = condition.named_children
+    return len(operands) == 2 and parsing.text(operands[0]) == name and operands[1].type == "string"
+
+
+def _picks_disabled_autocast_type(test: Node) -> bool:
+    """Is the test (or a conditional value it is the condition of) the device type of an autocast call that passes
+    the literal `enabled=False` (`torch.autocast(enabled=False, device_type="cuda" if cuda(x) else "cpu")`)?"""
+    child, parent = test, test.parent
+    while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
+        child, parent = parent, parent.parent
+    if parent is not None and parent.type == "conditional_expression" and len(parent.named_children) == 3 \
+            and parent.named_children[1] == child:
+        child, parent = parent, parent.parent
+    if parent is not None and parent.type == "keyword_argument":
+        if parsing.text(parent.child_by_field_name("name")) != "device_type":
+            return False
+        child, parent = parent, parent.parent
+    elif parent is None or parent.type != "argument_list" or parent.named_children[0] != child:
+        return False
+    call = parent.parent if parent is not None and parent.type == "argument_list" else None
+    function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    return function is not None and _last_name(function) == AUTOCAST_CALL and only_turns_autocast_off(call)
 
 
 def cuda_specifics(test: Node, imports: ImportTable) -> list[str]:
