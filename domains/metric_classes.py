@@ -1,9 +1,11 @@
-"""Classes that compute an evaluation metric.
+"""Classes and functions that compute an evaluation metric.
 
 A class registered in a metrics registry (`@METRICS.register_module()`) or derived from a metric base (`BaseMetric`,
 `GenerativeMetric`, torchmetrics' `Metric`) runs when the model is evaluated, and what it computes is reported, not
-trained on. The names are data: knowledge/phases/signals.toml [metric_classes]. The phase plan gives such a class's
-findings the evaluation phase; precision rates float64 inside one as the small matter it is there.
+trained on. So does a function whose name holds a metric word and no loss word (`calculate_psnr_pt`,
+`compute_metrics`; `ssim_loss` is trained on) and which returns a value. The names are data:
+knowledge/phases/signals.toml [metric_classes]. The phase plan gives the findings of such a class or function the
+evaluation phase; precision rates float64 inside one as the small matter it is there.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from tree_sitter import Node
 _SIGNALS = load_phase_signals().metric_classes
 REGISTRIES = {name.lower() for name in _SIGNALS.registries}
 BASE_SUFFIXES = tuple(_SIGNALS.base_suffixes)  # as spelled: `Symmetric` or `Geometric` is no metric base
+FUNCTION_WORDS = frozenset(word.lower() for word in _SIGNALS.function_words)
+TRAINED_WORDS = frozenset(word.lower() for word in _SIGNALS.trained_words)
 REGISTER_METHODS = {"register_module", "register"}
 FUNCTIONS = frozenset({"function_definition", "lambda"})
 
@@ -42,6 +46,30 @@ def is_metric_class(definition: Node) -> bool:
     return False
 
 
+def is_metric_function(definition: Node) -> bool:
+    """A function_definition named with a metric word and no trained-on word (its name's words split at `_`), whose
+    own body returns a value: a score computed for a report."""
+    name = definition.child_by_field_name("name")
+    words = set(parsing.text(name).lower().strip("_").split("_")) if name is not None else set()
+    if not words & FUNCTION_WORDS or words & TRAINED_WORDS:
+        return False
+    body = definition.child_by_field_name("body")
+    return body is not None and any(node.type == "return_statement" and node.named_children
+                                    for node in parsing.walk(body, limit=20000, prune=FUNCTIONS | {"class_definition"}))
+
+
+def in_metric_code(node: Node) -> bool:
+    """The node sits inside a metric class or inside a metric function (at any depth)."""
+    if in_metric_class(node):
+        return True
+    current = node.parent
+    while current is not None:
+        if current.type == "function_definition" and is_metric_function(current):
+            return True
+        current = current.parent
+    return False
+
+
 def in_metric_class(node: Node) -> bool:
     """The node sits inside a metric class (at any depth of its methods) that no function encloses: the classes
     `metric_class_lines` gives the phase plan."""
@@ -63,6 +91,18 @@ def metric_class_lines(tree: Node) -> list[tuple[int, int]]:
             outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
             found.append((outer.start_point.row + 1, outer.end_point.row + 1))
     return found
+
+
+def metric_function_lines(tree: Node) -> list[tuple[int, int]]:
+    """(first line, last line) of each metric function of a module, decorators left out."""
+    return [(node.start_point.row + 1, node.end_point.row + 1)
+            for node in parsing.walk(tree, limit=200000) if node.type == "function_definition" and is_metric_function(node)]
+
+
+def mentions_metric(text: str) -> bool:
+    """A cheap test before parsing for metric code: most files name no metric."""
+    lowered = text.lower()
+    return "metric" in lowered or any(word in lowered for word in FUNCTION_WORDS)
 
 
 def _last_name(node: Node) -> str:

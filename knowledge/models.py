@@ -775,6 +775,10 @@ class MetricClasses(_Record):
         "`.register_module(...)`/`.register(...)` decorator registers a metric (`@METRICS.register_module()`)")
     base_suffixes: list[str] = Field(default_factory=list, description="how the last name of a metric base ends "
         "(`BaseMetric`, `GenerativeMetric`, `torchmetrics.Metric`)")
+    function_words: list[str] = Field(default_factory=list, description="a word (the name split at `_`) that makes a "
+        "function returning a value a metric (`calculate_psnr_pt`, `compute_metrics`)")
+    trained_words: list[str] = Field(default_factory=list, description="a word that keeps a function out: its value "
+        "is trained on (`ssim_loss`)")
 
 
 class PhaseSignals(_Record):

@@ -753,7 +753,7 @@ def test_findings_inside_a_metric_class_serve_evaluation(tmp_path):
     }
     report = run(write(tmp_path, files))
     by_line = {f.line: (f.rule, tuple(f.phases), f.severity) for f in report.findings if f.path == "metrics.py"}
-    assert by_line[8] == ("PRC001", ("evaluation",), "low")
+    assert by_line[8] == ("PRC001", ("evaluation",), "info")
     assert by_line[13][1] == ("evaluation",)
     assert by_line[19] == ("PRC001", ("training", "inference", "evaluation"), "medium")
     del files["evaluate.py"]
@@ -761,6 +761,25 @@ def test_findings_inside_a_metric_class_serve_evaluation(tmp_path):
     report = run(write(tmp_path / "no_eval", files))
     by_line = {f.line: tuple(f.phases) for f in report.findings if f.path == "metrics.py"}
     assert by_line[8] == ("training", "inference")
+
+
+def test_findings_inside_a_metric_function_serve_evaluation(tmp_path):
+    """BasicSR's PSNR helper (round 31 B1 class 7, B2 class 8): a function named with a metric word that returns the
+    score serves evaluation, though the trainer's validation loop and the inference script import its file; its
+    float64 is info. A loss-named function beside it (`psnr_loss`) keeps its file's phases and severity."""
+    utils = ("import torch\n\n\ndef calculate_psnr_pt(img, img2):\n    img = img.to(torch.float64)\n"
+             "    return 10.0 * torch.log10(1.0 / torch.mean((img - img2) ** 2))\n\n\n"
+             "def psnr_loss(a, b):\n    return -torch.log10(torch.mean((a - b).to(torch.float64) ** 2))\n")
+    files = {
+        "train.py": ("import torch\nfrom utils import calculate_psnr_pt, psnr_loss\npsnr_loss(1, 2).backward()\n"
+                     "with torch.no_grad():\n    print(calculate_psnr_pt(1, 2).mean().item())\n"),
+        "evaluate.py": "import torch\nfrom utils import calculate_psnr_pt\nwith torch.no_grad():\n    calculate_psnr_pt(1, 2)\n",
+        "utils.py": utils,
+    }
+    report = run(write(tmp_path, files))
+    by_line = {f.line: (f.rule, tuple(f.phases), f.severity) for f in report.findings if f.path == "utils.py"}
+    assert by_line[5] == ("PRC001", ("evaluation",), "info")
+    assert by_line[10][0] == "PRC001" and by_line[10][2] == "medium" and "training" in by_line[10][1]
 
 # A fine-tuning script whose own calls map datasets, running a vendored trainer (ChatGLM-6B ptuning/main.py with
 # ptuning/trainer.py: `training_step`, `loss.backward()`, `self.optimizer.step()`).

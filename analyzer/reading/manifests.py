@@ -43,6 +43,7 @@ class Declaration:
     exported: bool = False  # in a requirements file a resolver wrote from the project's manifest (see exported_by)
     arm: str = ""  # an install script's branch: "npu" under a test of an Ascend probe, "other" in its sibling branches
     cell: int | None = None  # a notebook's cell that holds it (`line` is then the cell's line, as for its other findings)
+    comment: str = ""  # a requirements line's trailing comment (`pytorch-lightning==2.2.1 # only for loading weights`)
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ def parse_requirements(root: Path, relative: str, text: str, depth: int = 0, see
             row += 1
             logical = logical.rstrip()[:-1] + " " + lines[row]
         row += 1
-        content = re.split(r"(^|\s)#", logical, maxsplit=1)[0].strip()
+        content, *comment = re.split(r"(?:^|\s)#", logical, maxsplit=1)
+        content = content.strip()
         if not content:
             continue
         if content.startswith(("-r ", "-c ", "--requirement", "--constraint", "-r", "-c")) and not content.startswith("-e"):
@@ -128,6 +130,7 @@ def parse_requirements(root: Path, relative: str, text: str, depth: int = 0, see
         content = re.split(r"\s--?[a-z]", " " + content, maxsplit=1)[0].strip()  # per-requirement options (--hash ...)
         parsed = parse_requirement_text(content, relative, start + 1, "requirements")
         if isinstance(parsed, Declaration):
+            parsed = replace(parsed, comment=comment[0].strip()[:120]) if comment and comment[0].strip() else parsed
             declarations.append(replace(parsed, exported=True) if exported else parsed)
         elif isinstance(parsed, Problem):
             problems.append(parsed)

@@ -121,8 +121,10 @@ def analyze_dependencies(
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
-                    emit.declaration("declared-not-imported", name, site, place=place, sites=others,
-                                     facets=(*_install_facets(record, [site]), *_stale(site, installs)))
+                    facets = (*_install_facets(record, [site]), *_stale(site, installs))
+                    stated = site.comment if site.comment and "installs-anywhere" in facets else None
+                    emit.declaration("declared-not-imported", name, site, stated, place=place, sites=others,
+                                     facets=(*facets, STATED_USE) if stated else facets)
                 else:
                     facets = _part_facets(record, site.specifier, npu_aware_used)
                     counterpart = aarch64_counterpart(site, [d for d in declarations if d.path == site.path]) \
@@ -150,7 +152,11 @@ def analyze_dependencies(
                                  place=declared_optional(site) or _fetch_fallback_only(imported.get(name, [])), sites=others,
                                  facets=() if name in imported else (NOT_IMPORTED,))
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
-        for site in declared:
+        # DEP005's move (drop the label, add torch_npu) is torch's and its companions'; another package's CUDA build
+        # whose route the matrix gives (xformers==0.0.25.post1+cu118: DEP001 says delete the line) has its one item there
+        routed = name != "torch" and name not in COMPANIONS and record is not None \
+            and record.classification in RULE_BY_CLASS
+        for site in [] if routed else declared:
             if site.local_version.startswith(CUDA_BUILD_LABELS):
                 builds[site.path].append(site)
         for lines in builds.values():
@@ -480,6 +486,9 @@ def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[st
     return ("installs-anywhere",)
 
 
+# the line's own comment says what it is for (`pytorch-lightning==2.2.1 # only for loading pretrained sd weight`):
+# an unpickled checkpoint may need a package no file imports, so DEP015's "delete for hygiene" defers to it
+STATED_USE = "stated-use"
 UNREAD_EFFORT = (0.1, 0.5)  # aligning or deleting one line of a file nothing installs
 UNREAD_MANIFEST = "unread-manifest"
 

@@ -47,7 +47,7 @@ from ascend_feasibility.analyzer.reading.module_statements import ModuleStatemen
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
-from ascend_feasibility.domains.metric_classes import metric_class_lines
+from ascend_feasibility.domains.metric_classes import mentions_metric, metric_class_lines, metric_function_lines
 from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.class_uses import class_shapes, class_uses, later_uses
 from ascend_feasibility.domains.phases.config_modules import is_config_module
@@ -883,7 +883,7 @@ def _choices(conditions: list[Node]) -> list[tuple[str, int, str, bool]]:
     return result
 
 
-# A metric class's code serves evaluation (domains/metric_classes.py), whichever entry imports its file.
+# A metric class's or function's code serves evaluation (domains/metric_classes.py), whichever entry imports its file.
 METRIC_PHASE = "evaluation"
 FUNCTION_PHASE = {word: phase for phase, words in SIGNALS.function_phases.items() for word in words}
 
@@ -1081,8 +1081,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.kept_instances = kept_instances(module, unit.source.data, found.get("built_variable", []),
                                               found.get("built_class", []))
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
-        if "etric" in unit.source.text or "ETRIC" in unit.source.text:  # most files define no metric class
-            facts.phase_functions += [(METRIC_PHASE, first, last) for first, last in metric_class_lines(unit.tree())]
+        if mentions_metric(unit.source.text):  # most files define no metric class or function
+            lines = metric_class_lines(unit.tree()) + metric_function_lines(unit.tree())
+            facts.phase_functions += [(METRIC_PHASE, first, last) for first, last in lines]
         facts.plugin_tables = plugin_registries.string_tables(unit.tree())
         facts.loads_by_name = plugin_registries.loads_by_name(unit.source.text)
     if PurePosixPath(unit.path).name == "__init__.py":

@@ -11,7 +11,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import launch_flags
 from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, read_back_later, stays_on_host
-from ascend_feasibility.domains.metric_classes import in_metric_class
+from ascend_feasibility.domains.metric_classes import in_metric_code
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
 from ascend_feasibility.domains.precision.float32_outputs import (
     FACTS_KEY,
@@ -83,7 +83,7 @@ TF32_SWITCHES = {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.
 # The value of each switch that restates torch_npu's own default for its HF32 twin (Ascend/pytorch v2.12.0-26.1.0
 # torch_npu/csrc/framework/LazyInitAclops.cpp SetHF32DefaultValue: matmul HF32 "default value is False", conv True).
 NPU_DEFAULT_VALUE = {"torch.backends.cuda.matmul.allow_tf32": "false", "torch.backends.cudnn.allow_tf32": "true"}
-METRIC_CODE = "metric-code"  # PRC001's facet: inside an evaluation metric class (domains/metric_classes.py)
+METRIC_CODE = "metric-code"  # PRC001's facet: inside an evaluation metric class or function (domains/metric_classes.py)
 NPU_DEFAULT = "npu-default"  # PRC010's facet: the twin it asks for would set what the NPU already has
 UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
@@ -134,7 +134,7 @@ class _PrecisionScan(PythonScan):
             if where is not None:  # reduced across NPUs (HCCL rejects float64) or only reported
                 self.hit(where[0], where[1], reference.node)
             else:  # in an evaluation metric, the value is reported, not trained on
-                metric = reference.name in FLOAT64 and in_metric_class(reference.node)
+                metric = reference.name in FLOAT64 and in_metric_code(reference.node)
                 self.name_rule(reference, facets=(METRIC_CODE,) if metric else ())
             return
         if reference.name in {"torch.view_as_complex", "torch.polar"} and reference.call is None:
