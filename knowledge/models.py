@@ -968,6 +968,10 @@ class GuardConventions(_Record):
     none_under_shim_rules: list[str] = Field(default_factory=list, description="rules of CUDA capability reads that "
                                              "torch_npu answers with None (get_device_capability, properties' major): "
                                              "a check transfer_to_npu makes true guards no read of their value")
+    shim_false_probes: list[str] = Field(
+        default_factory=list, description="build probes transfer_to_npu leaves to torch that are false on the CPU "
+        "torch wheel torch_npu runs on (torch.backends.cudnn.is_available): a CUDA check and-ed with one stays "
+        "false on the NPU under the shim (domains/device/cudnn_conjunct.py)")
     card_name_calls: list[str] = Field(default_factory=list, description="queries of a card's model name (get_device_name)")
     accelerator_calls: list[str]
     cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")
