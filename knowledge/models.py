@@ -683,8 +683,9 @@ class PackageRecord(_Record):
     required_by: list[str] = Field(
         default_factory=list,
         description="top-level modules of libraries whose own requirements name this package (mmpose 1.x and mmdet "
-        "3.x require mmcv): a package the project's install documents name (`mim install mmcv==2.0.1`) and its code "
-        "never imports is still installed for the project where it imports one of them, so it has a row",
+        "3.x require mmcv), or that import it themselves (insightface imports onnxruntime): a package the project's "
+        "install documents name (`mim install mmcv==2.0.1`) and its code never imports is still installed for the "
+        "project where it imports one of them, so it has a row; declared, it is in use, not a line to drop",
     )
     torch_since: str | None = Field(
         default=None,

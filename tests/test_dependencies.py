@@ -244,17 +244,20 @@ def test_an_unimported_declared_package_is_a_line_to_delete_whatever_its_class(t
 def test_a_gpu_runtime_package_nothing_imports_is_a_line_to_delete(tmp_path):
     """Round 31 A1 class 9: onnxruntime-gpu (whose wheel ships the `onnxruntime` module) pinned in requirements.txt
     and imported by no file is DEP015 (drop or swap the line, low), not DEP001's high replacement; a file importing
-    onnxruntime keeps DEP001."""
+    onnxruntime, or insightface (which imports onnxruntime itself), keeps DEP001."""
     files = {"requirements.txt": "torch==2.2.0\nonnxruntime-gpu==1.13.1\n", "infer.py": "import torch\nx = torch.zeros(1)\n"}
     write(tmp_path / "a", files)
     found = [(f.rule, f.severity) for f in analyze(tmp_path / "a", AnalyzeOptions(jobs=1)).findings
              if f.path == "requirements.txt" and f.symbol == "onnxruntime-gpu"]
     assert found == [("DEP015", "low")]
-    files["infer.py"] = "import onnxruntime as ort\nsession = ort.InferenceSession('m.onnx', providers=['CUDAExecutionProvider'])\n"
-    write(tmp_path / "b", files)
-    found = [(f.rule, f.severity) for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings
-             if f.path == "requirements.txt" and f.symbol == "onnxruntime-gpu"]
-    assert found == [("DEP001", "high")]
+    # imported, or loaded for the project by a library it imports (insightface imports onnxruntime itself): in use
+    uses = {"b": "import onnxruntime as ort\nsession = ort.InferenceSession('m.onnx', providers=['CUDAExecutionProvider'])\n",
+            "c": "from insightface.app import FaceAnalysis\napp = FaceAnalysis(providers=['CUDAExecutionProvider'])\n"}
+    for name, code in uses.items():
+        write(tmp_path / name, {**files, "infer.py": code})
+        found = [(f.rule, f.severity) for f in analyze(tmp_path / name, AnalyzeOptions(jobs=1)).findings
+                 if f.path == "requirements.txt" and f.symbol == "onnxruntime-gpu"]
+        assert found == [("DEP001", "high")], name
 
 ORT_USE = "import onnxruntime as ort\nsession = ort.InferenceSession('m.onnx')\n"
 
