@@ -683,8 +683,9 @@ class PackageRecord(_Record):
     required_by: list[str] = Field(
         default_factory=list,
         description="top-level modules of libraries whose own requirements name this package (mmpose 1.x and mmdet "
-        "3.x require mmcv): a package the project's install documents name (`mim install mmcv==2.0.1`) and its code "
-        "never imports is still installed for the project where it imports one of them, so it has a row",
+        "3.x require mmcv), or that import it themselves (insightface imports onnxruntime): a package the project's "
+        "install documents name (`mim install mmcv==2.0.1`) and its code never imports is still installed for the "
+        "project where it imports one of them, so it has a row; declared, it is in use, not a line to drop",
     )
     torch_since: str | None = Field(
         default=None,
@@ -975,6 +976,10 @@ class GuardConventions(_Record):
     none_under_shim_rules: list[str] = Field(default_factory=list, description="rules of CUDA capability reads that "
                                              "torch_npu answers with None (get_device_capability, properties' major): "
                                              "a check transfer_to_npu makes true guards no read of their value")
+    shim_false_probes: list[str] = Field(
+        default_factory=list, description="build probes transfer_to_npu leaves to torch that are false on the CPU "
+        "torch wheel torch_npu runs on (torch.backends.cudnn.is_available): a CUDA check and-ed with one stays "
+        "false on the NPU under the shim (domains/device/cudnn_conjunct.py)")
     card_name_calls: list[str] = Field(default_factory=list, description="queries of a card's model name (get_device_name)")
     accelerator_calls: list[str]
     cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")

@@ -241,6 +241,52 @@ def test_an_unimported_declared_package_is_a_line_to_delete_whatever_its_class(t
     assert rules == {"pynvml": "DEP001", "xformers": "DEP001"}
 
 
+def test_a_gpu_runtime_package_nothing_imports_is_a_line_to_delete(tmp_path):
+    """Round 31 A1 class 9: onnxruntime-gpu (whose wheel ships the `onnxruntime` module) pinned in requirements.txt
+    and imported by no file is DEP015 (drop or swap the line, low), not DEP001's high replacement; a file importing
+    onnxruntime, or insightface (which imports onnxruntime itself), keeps DEP001."""
+    files = {"requirements.txt": "torch==2.2.0\nonnxruntime-gpu==1.13.1\n", "infer.py": "import torch\nx = torch.zeros(1)\n"}
+    write(tmp_path / "a", files)
+    found = [(f.rule, f.severity) for f in analyze(tmp_path / "a", AnalyzeOptions(jobs=1)).findings
+             if f.path == "requirements.txt" and f.symbol == "onnxruntime-gpu"]
+    assert found == [("DEP015", "low")]
+    # imported, or loaded for the project by a library it imports (insightface imports onnxruntime itself): in use
+    uses = {"b": "import onnxruntime as ort\nsession = ort.InferenceSession('m.onnx', providers=['CUDAExecutionProvider'])\n",
+            "c": "from insightface.app import FaceAnalysis\napp = FaceAnalysis(providers=['CUDAExecutionProvider'])\n"}
+    for name, code in uses.items():
+        write(tmp_path / name, {**files, "infer.py": code})
+        found = [(f.rule, f.severity) for f in analyze(tmp_path / name, AnalyzeOptions(jobs=1)).findings
+                 if f.path == "requirements.txt" and f.symbol == "onnxruntime-gpu"]
+        assert found == [("DEP001", "high")], name
+
+ORT_USE = "import onnxruntime as ort\nsession = ort.InferenceSession('m.onnx')\n"
+
+
+def test_a_marker_keeping_a_cuda_package_off_aarch64_beside_an_aarch64_line_is_low(tmp_path):
+    """GPT-SoVITS (round 25 B1 C5): onnxruntime-gpu on x86_64 only, onnxruntime on aarch64 (the usual Ascend server),
+    and code importing onnxruntime. Moved from DEP001's rule examples: a one-file requirements project imports nothing,
+    and onnxruntime-gpu unimported is DEP015's case now (test_a_gpu_runtime_package_nothing_imports_is_a_line_to_delete)."""
+    cases = {
+        "arm": ("onnxruntime; platform_machine == \"aarch64\"\nonnxruntime-gpu; platform_machine == \"x86_64\" or "
+                "sys_platform == \"win32\"\n", [("DEP001", "low", 2)]),
+        # a marker that does not pick the machine (a Python version) keeps the package's own finding
+        "python": ("onnxruntime-gpu; python_version >= \"3.8\"\n", [("DEP001", "high", 1)]),
+        # x86_64 only, and no line for aarch64: the port still has to choose what the Ascend host installs
+        "x86": ("onnxruntime-gpu; platform_machine == \"x86_64\"\n", [("DEP001", "high", 1)]),
+    }
+    for name, (requirements, expected) in cases.items():
+        write(tmp_path / name, {"requirements.txt": requirements, "infer.py": ORT_USE})
+        report = analyze(tmp_path / name, AnalyzeOptions(jobs=1))
+        found = [(f.rule, f.severity, f.line) for f in report.findings
+                 if f.path == "requirements.txt" and f.symbol == "onnxruntime-gpu"]
+        assert found == expected, name
+        if name == "arm":
+            [site] = [f for f in report.findings if f.symbol == "onnxruntime-gpu"]
+            assert "Nothing to change on an aarch64 Ascend host" in site.replacement.en
+            # the aarch64 line itself: the CPU package, nothing to replace
+            assert not [f for f in report.findings if f.path == "requirements.txt" and f.line == 1
+                        and f.rule in {"DEP001", "DEP015"}]
+
 def test_torch_pins_are_fitted_per_file_and_the_main_manifest_answers(tmp_path):
     write(tmp_path, {
         "requirements.txt": "torch>=2.4\n",

@@ -110,14 +110,14 @@ def analyze_dependencies(
                 place = declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
                     # a pinned triton nothing imports is the pin a CUDA torch pulls in (a freeze's): a line to delete
-                    unused = _unimported(name, record, imported, used_through, context.local_modules)
+                    unused = _unimported(name, record, imported, used_through, context.local_modules, kb)
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place,
                                      sites=others, facets=(NOT_IMPORTED, *_stale(site, installs)) if unused else
                                      _fork_off_target(kb.package(record.npu_fork), factory.target.release.torch))
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
                     emit.declaration("cuda-runtime-package", name, site, place=place, sites=others,
                                      facets=_stale(site, installs) + _shared_command(site, declarations))
-                elif _unimported(name, record, imported, used_through, context.local_modules):
+                elif _unimported(name, record, imported, used_through, context.local_modules, kb):
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
@@ -143,7 +143,7 @@ def analyze_dependencies(
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site,
                                      record.replacement_since if UPGRADE_FIRST in facets else None, place=place,
                                      sites=others, facets=facets)
-        unused = record is not None and _unimported(name, record, imported, used_through, context.local_modules)
+        unused = record is not None and _unimported(name, record, imported, used_through, context.local_modules, kb)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
         for pin in breaking_pins(name, factory.target.release.torch):  # timm==0.3.2 imports torch._six (DEP052)
             for site, others in _extras_folded(_per_manifest([s for s in sites if _within(s.specifier, pin.versions)
@@ -424,13 +424,15 @@ def _under_declared_names(imported: dict[str, list[ImportFact]], declared: list[
 
 
 def _unimported(name: str, record: PackageRecord, imported, used_through: frozenset[str],
-                local_modules: frozenset[str]) -> bool:
+                local_modules: frozenset[str], kb: KnowledgeBase) -> bool:
     """A declared package no file of the project uses: none of its modules, nor of the distributions whose modules it
-    installs (pynvml: nvidia-ml-py's `pynvml`), is imported, and none of its used_through names is in the code. A record
-    that names no module, its own or another's, cannot be told unused."""
+    installs (pynvml: nvidia-ml-py's `pynvml`), is imported, no library the code imports loads it (required_by:
+    insightface imports onnxruntime, which onnxruntime-gpu installs), and none of its used_through names is in the
+    code. A record that names no module, its own or another's, cannot be told unused."""
     if not record.modules and not record.installs_modules_of:
         return False
     return not {name, record.name, *record.installs_modules_of} & imported.keys() \
+        and not any(kb.distribution_of(module) in imported for module in record.required_by) \
         and not _used_through(record, used_through, local_modules)
 
 

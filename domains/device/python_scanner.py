@@ -25,6 +25,7 @@ from ascend_feasibility.domains.device.autocast_reads import (
 )
 from ascend_feasibility.domains.device.compiled_use import never_called
 from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
+from ascend_feasibility.domains.device.cudnn_conjunct import CUDNN_CONJUNCT, cudnn_conjunct
 from ascend_feasibility.domains.device.existence_probes import existence_probe
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
@@ -204,6 +205,11 @@ class _FileScan(PythonScan):
                 if computed:
                     # `props.major < 6`: None there under the shim's mapping, a TypeError; no automatic site
                     self.hit(entry.rule, entry_name, chain, npu, auto_when=(), facets=(*seen, NONE_FIELD_COMPUTED))
+                elif arm is None and call is not None and entry_name == "torch.cuda.is_available" \
+                        and cudnn_conjunct(call, self.imports) is not None:
+                    # `... and torch.backends.cudnn.is_available()`: the cuDNN probe stays False on the NPU under
+                    # transfer_to_npu too, so the shim does not cover the choice (domains/device/cudnn_conjunct.py)
+                    self.hit(entry.rule, entry_name, chain, npu, auto_when=(), facets=(CUDNN_CONJUNCT,))
                 elif arm is None and call is not None and entry_name == "torch.cuda.is_available" \
                         and provider_choice(call, self.imports):
                     # it picks ONNX Runtime's NVIDIA provider, not a torch device: the shim's answer (true on
