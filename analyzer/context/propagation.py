@@ -31,6 +31,7 @@ from ascend_feasibility.analyzer.context.bundled_projects import unimported_proj
 from ascend_feasibility.analyzer.context.copy_reach import unreached_copy_definitions
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
+from ascend_feasibility.analyzer.context.dict_built import dict_built_ranges
 from ascend_feasibility.analyzer.context.env_switches import table_arms_off
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
 from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
@@ -122,6 +123,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
     for path, ranges in uncalled_ranges(uncalled).items():
+        uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in dict_built_ranges(facts, context).items():  # classes built by name from a shipped dict
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in method_ranges(silent).items():
         uninstalled.setdefault(path, []).extend(ranges)
