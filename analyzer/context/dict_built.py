@@ -4,7 +4,7 @@ The file names its candidates (domains/phases/dict_built_classes.py: `globals()[
 keys of `load_dict`, whose every shipped value names other classes). Another file may still build one: it stays
 reached when a file other than its own or prose writes the class's name (an import, a call, a config entry), or the
 name of the class or function that receives the dict (another caller may pass a dict naming it). Only product code
-the project runs is judged.
+the project runs is judged, and a name too short for written_names to look for keeps its reach.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.project import ProjectContext
-from ascend_feasibility.analyzer.context.written_names import writers
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ def dict_built_ranges(facts: list[ModuleFacts], context: ProjectContext) -> dict
                       facts)
     result: dict[str, list[tuple[int, int, str]]] = {}
     for own, (name, first, last, why, builder) in candidates:
+        if len(name) < MIN_NAME or 0 < len(builder) < MIN_NAME:  # a word too short to look for: no answer
+            continue
         others = (written.get(name, set()) | (written.get(builder, set()) if builder else set())) - {own.path}
         if any(not path.endswith(PROSE) for path in others):
             continue
