@@ -231,6 +231,7 @@ class ModuleFacts(Protocol):
     switched_source_refs: dict[str, str]  # those every naming string of which an unset environment variable leaves off
     unhooked_loaders: list[tuple]  # extension loaders called only in comments (phases/unhooked_loaders.py)
     uncalled_functions: list[tuple[str, int, int]]  # a script's functions its own code never names (comments aside)
+    dict_built: list[tuple[str, int, int, str, str]]  # classes built only by name from a shipped dict it does not name
     main_guard: bool  # has `if __name__ == "__main__":`
     main_demo: bool  # that block runs a demo, a smoke test or a benchmark of the module (random inputs, demo calls)
     top_level_code: bool  # runs work at import time (a script without a __main__ guard)

@@ -35,6 +35,7 @@ class Facts:
     switched_source_refs: dict[str, str] = field(default_factory=dict)
     unhooked_loaders: list = field(default_factory=list)
     uncalled_functions: list = field(default_factory=list)
+    dict_built: list = field(default_factory=list)
     main_guard: bool = False
     top_level_code: bool = True  # a file outside the packages is read as a script unless a test says otherwise
     main_block: tuple[int, int] | None = None
@@ -789,3 +790,15 @@ def test_files_left_out_before_the_diagnostic_script_do_not_stop_the_reading():
                                                       evidence={"training": 3}),
              Facts(GFLOPS, imports=["thop"], main_guard=True)]
     assert list(pr.diagnostic_scripts(facts, context())) == [GFLOPS]
+
+
+def test_a_self_test_of_a_module_imported_by_a_tail_of_its_path():
+    """Round 31 A2 C3: a demo's package below a folder no dotted name reaches (`web-demos/`), imported by the tail a
+    script puts on sys.path (`from tracker.model.pe import PE`): the module is a library, its block a self-test. A
+    tail of one part (`import pe` from elsewhere) or another file's path is no import of it."""
+    facts = [Facts("web-demos/app/tracker/model/__init__.py"), Facts("web-demos/app/tracker/model/pe.py", main_block=(40, 50)),
+             Facts("web-demos/app/tracker/model/ot.py", imports=["tracker.model.pe.PE"])]
+    assert pr.self_test_blocks(facts, context()) == {
+        "web-demos/app/tracker/model/pe.py": [(40, 50, SELF_TEST.format("web-demos/app/tracker/model/ot.py"))]}
+    facts[2] = Facts("web-demos/app/tracker/model/ot.py", imports=["other.model.pe.PE"])
+    assert pr.self_test_blocks(facts, context()) == {}

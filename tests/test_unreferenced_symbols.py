@@ -496,3 +496,55 @@ def test_the_import_verdicts_answer_as_each_import_read_in_turn():
                     asked += 1
     assert asked == 55 * 3 * 4 * 4
     assert ImportVerdicts()._packages(frozenset({"a.pkg.m", "m"})) == {"a.pkg.m", "a.pkg", "a", "m"}
+
+
+def _carried_checkout(tmp_path, root_build: bool = False, root_imports: bool = True) -> None:
+    """An application whose root scripts import a library checkout it carries in a sub-folder with its own build file
+    (round 31 A2 C1, B1 C3, B2 C5): `detector/setup.py` above `detector/detector/`."""
+    write_tree(tmp_path, {
+        **({"pyproject.toml": '[project]\nname = "app"\n'} if root_build else {}),
+        "detector/setup.py": "from setuptools import setup\nsetup(name='detector')\n",
+        "detector/detector/__init__.py": "",
+        "detector/detector/util.py": ("import torch\ndef used():\n" + CUDA +
+                                      "def init_distributed_mode():\n" + CUDA +
+                                      "def gather(data):\n    if data:\n        return gather_cpu(data)\n" + CUDA +
+                                      "def gather_cpu(data):\n    import torch.distributed as dist\n"
+                                      "    dist.gather(data)\n" + CUDA),
+        "demo.py": "from detector.util import used\nused()\n" if root_imports else "print('demo')\n",
+    })
+
+
+def test_a_library_checkout_an_application_carries_has_no_public_api_of_its_own(tmp_path):
+    _carried_checkout(tmp_path)
+    reach = _reach_by_line(tmp_path)
+    assert reach[("detector/detector/util.py", 3)] == ("runs", None)  # what the application calls
+    assert reach[("detector/detector/util.py", 5)] == (
+        "optional", "line 4: function init_distributed_mode is named nowhere else in the project (no call, reference, "
+                    "export or config entry): nothing reaches it")
+
+
+def test_a_checkout_in_a_published_project_or_imported_by_nothing_keeps_its_public_api(tmp_path):
+    _carried_checkout(tmp_path, root_build=True)  # near miss: the root publishes the sub-folder's package as its own
+    assert _reach_by_line(tmp_path)[("detector/detector/util.py", 5)] == ("runs", None)
+
+
+def test_a_checkout_nothing_outside_imports_keeps_its_public_api(tmp_path):
+    _carried_checkout(tmp_path, root_imports=False)  # near miss: a library shipped beside the code
+    assert _reach_by_line(tmp_path)[("detector/detector/util.py", 5)] == ("runs", None)
+
+
+def test_functions_naming_only_each_other_are_unreached(tmp_path):
+    """`gather` calls `gather_cpu`, whose `dist.gather(...)` writes `gather` back: a cycle nothing outside enters."""
+    _carried_checkout(tmp_path)
+    reach = _reach_by_line(tmp_path)
+    for line, name in ((9, "gather"), (13, "gather_cpu")):
+        assert reach[("detector/detector/util.py", line)][0] == "optional", name
+        assert "a cycle no code path enters" in reach[("detector/detector/util.py", line)][1]
+
+
+def test_a_cycle_someone_outside_enters_runs(tmp_path):
+    _carried_checkout(tmp_path)  # near miss: the demo calls into the cycle
+    (tmp_path / "demo.py").write_text("from detector.util import used, gather\nused()\ngather([1])\n")
+    reach = _reach_by_line(tmp_path)
+    assert reach[("detector/detector/util.py", 9)] == ("runs", None)
+    assert reach[("detector/detector/util.py", 13)] == ("runs", None)

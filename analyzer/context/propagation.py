@@ -31,6 +31,7 @@ from ascend_feasibility.analyzer.context.bundled_projects import unimported_proj
 from ascend_feasibility.analyzer.context.copy_reach import unreached_copy_definitions
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
+from ascend_feasibility.analyzer.context.dict_built import dict_built_ranges
 from ascend_feasibility.analyzer.context.env_switches import table_arms_off
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
 from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
@@ -122,6 +123,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
     for path, ranges in uncalled_ranges(uncalled).items():
+        uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in dict_built_ranges(facts, context).items():  # classes built by name from a shipped dict
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in method_ranges(silent).items():
         uninstalled.setdefault(path, []).extend(ranges)
@@ -503,10 +506,15 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
         # dotted name (`from latentsync.utils.image_processor import ImageProcessor`); importing the namespace
         # module itself may be for its path (`from xtuner.tools import mmbench; return mmbench.__file__`, a CLI that
         # runs it as a script), so that alone makes it no library
+        # by its dotted name, or by a tail of its path of two parts or more that a script putting a folder on
+        # sys.path imports it by (`from tracker.model.transformer.positional_encoding import PositionalEncoding` for
+        # web-demos/hugging_face/tracker/..., a folder no dotted name reaches; round 31 A2 C3)
+        names = {f.module, *_path_tails(f.path)}
         if folder in packages:
-            users = sorted(importers.get(f.module, set()) - {f.path})
+            users = sorted(set().union(*(importers.get(name, set()) for name in names)) - {f.path})
         else:
-            users = sorted(name_importers.get(f.module, set()) - {f.path}) if "." in f.module else []
+            users = sorted(set().union(*(name_importers.get(name, set()) for name in names if "." in name))
+                           - {f.path})
         if not users and folder in packages:  # a package module a config builds by its dotted name is a library too
             if configured is None:
                 configured = config_named_modules(facts, context)
@@ -520,6 +528,20 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
             result[f.path] = [(start, end, f"line {start}: the self-test under `if __name__ == \"__main__\":` of a "
                                            f"module the project imports ({users[0]})")]
     return result
+
+
+def _path_tails(path: str) -> list[str]:
+    """The dotted names of a Python file's path tails of two parts or more (`a/b/c.py` → b.c, a.b.c); none holding a
+    part that is no identifier (`web-demos`)."""
+    parts = path.removesuffix(".py").split("/")
+    if not parts[-1].isidentifier():
+        return []
+    tails = []
+    for start in range(len(parts) - 2, -1, -1):
+        if not parts[start].isidentifier():
+            break
+        tails.append(".".join(parts[start:]))
+    return tails
 
 
 def _imported_beside(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, set[str]]:

@@ -457,6 +457,39 @@ def _nearest(tops: set[str], importer: str) -> set[str]:
     return near or tops
 
 
+def bundled_libraries(facts: list[ModuleFacts], packages: set[str], context: ProjectContext) -> set[str]:
+    """Top package folders published only by a build file in a sub-folder of a project whose root holds none, that a
+    product file outside that sub-folder imports: another library's checkout the application carries and installs
+    from its own folder (`GroundingDINO/setup.py` above `GroundingDINO/groundingdino/`, imported by the root's demo
+    scripts; round 31 A2 C1, B2 C5). The application is that copy's only user in the project: a public function of it
+    that nothing in the project names is no users' API, as in an unpublished copy (unpublished_packages). A project
+    whose root has a build file publishes its sub-folders' packages as its own (a monorepo's libraries), and a package
+    nothing outside its sub-folder imports may be a library shipped beside the code: both keep their public names."""
+    builds = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
+    if not builds or "." in builds:
+        return set()
+    owners: dict[str, str] = {}  # top package → the folder of the build file publishing it
+    for top in {top_folder(f"{folder}/__init__.py", packages) for folder in packages}:
+        folder = path_view(top).parent
+        while folder not in builds and folder != ".":
+            folder = path_view(folder).parent
+        if folder in builds and folder != ".":
+            owners[top] = folder
+    if not owners:
+        return set()
+    names: dict[str, set[str]] = defaultdict(set)
+    for top in owners:
+        names[path_view(top).name].add(top)
+    result = set()
+    for f in facts:
+        if not f.imports or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for name in f.imports:
+            result |= {top for top in _nearest(names.get(name.split(".")[0], set()), f.path)
+                       if not f.path.startswith(owners[top] + "/")}
+    return result
+
+
 def _plain_name(name: str) -> str:
     """A distribution or package name as Python would import it: lower case, runs of `-_.` as one `_`."""
     return re.sub(r"[-_.]+", "_", name.lower())

@@ -56,6 +56,7 @@ from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import (
     application_packages,
+    bundled_libraries,
     import_names,
     package_folders,
     registry_applications,
@@ -81,6 +82,7 @@ def public_names_judged(facts: list[ModuleFacts], context: ProjectContext, distr
     public name is its users' API, reached whether the project names it or not."""
     applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
     applications |= registry_applications(facts, packages)[0]  # a program loading its plugins through a string table
+    applications |= bundled_libraries(facts, packages, context)  # a library's checkout an application carries
     vendored = frozenset(load_context_conventions().roles.vendored_dirs)
     copies = vendored_library_folders(packages, distribution)
 
@@ -245,11 +247,33 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             if arm:
                 switched[(path, name)] = arm
             grew = True
+        if not grew:  # symbols naming only each other (and unreached ones): a cycle nothing outside enters
+            grew = _close_cycles(pending, unreached)
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for path, (name, start, end, _), _ in candidates:
         if (path, name) in unreached:
             result[path].append((start, end, unreached[(path, name)]))
     return dict(result)
+
+
+def _close_cycles(pending: list[tuple[str, tuple, tuple[tuple[str, str], ...]]],
+                  unreached: dict[tuple[str, str], str]) -> bool:
+    """Mark unreached the pending symbols that only each other and unreached symbols name (`all_gather` calling
+    `all_gather_cpu`, whose `dist.all_gather(...)` writes the first's name back; mutual recursion): the largest such
+    set, found by dropping every symbol some other user names, until none drops. True when it marked any."""
+    left = {(path, symbol[0]): (symbol, held) for path, symbol, held in pending if (path, symbol[0]) not in unreached}
+    dropped = True
+    while dropped:
+        dropped = False
+        for key, (_, held) in list(left.items()):
+            if any(user not in unreached and user not in left for user in held):
+                del left[key]
+                dropped = True
+    for (path, name), ((_, start, _, kind), held) in left.items():
+        users = sorted({user if where == path else f"{user} ({where})" for where, user in held})
+        unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which only "
+                                   "each other or nothing in the project reaches: a cycle no code path enters")
+    return bool(left)
 
 
 def _imported_use(inside: dict[tuple[str, str], list[str]], other: str, name: str,

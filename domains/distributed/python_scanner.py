@@ -7,6 +7,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.distributed.keyword_arms import nccl_arm_only_adds_keywords
+from ascend_feasibility.domains.distributed.load_adapters import unwrapped_after_load
 from ascend_feasibility.domains.python_refs import (
     ENV_REMOVED,
     PythonDomainScanner,
@@ -56,6 +57,7 @@ KEYWORD_ONLY_ARM = "keyword-only-arm"  # DST003's facet: the NCCL arm is the els
 DDP_NAMES = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"})
 DDP_DEVICE_ARGUMENTS = ((1, "device_ids"), (2, "output_device"))
 DEVICE_NEUTRAL = "device-neutral"  # DST011's facet: the wrap names device indices only
+LOAD_ADAPTER = "load-adapter"  # DST010's facet: wrapped only to load a checkpoint, unwrapped before any call
 INDEX_CALLS = frozenset({"int", "torch.cuda.current_device", "torch.npu.current_device"})  # calls returning an index
 TRAINING_ATTRIBUTES = frozenset({"backward", "zero_grad", "train"})  # `loss.backward()`, `optimizer.zero_grad()`, `m.train()`
 
@@ -113,6 +115,11 @@ class _DistributedScan(PythonScan):
             match = self.index.match_name(name)
             if match is not None:
                 self.hit(match[0], match[1], reference.node, facets=(DEVICE_NEUTRAL,))
+                return
+        if name in DATA_PARALLEL and call is not None and unwrapped_after_load(call):
+            match = self.index.match_name(name)
+            if match is not None:
+                self.hit(match[0], match[1], reference.node, facets=(LOAD_ADAPTER,))
                 return
         if name in DATA_PARALLEL and call is not None and _wraps_an_eval_model(call):
             self.hit("data-parallel-inference", name, reference.node)

@@ -51,6 +51,7 @@ from ascend_feasibility.domains.metric_classes import mentions_metric, metric_cl
 from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.class_uses import class_shapes, class_uses, later_uses
 from ascend_feasibility.domains.phases.config_modules import is_config_module
+from ascend_feasibility.domains.phases.dict_built_classes import dict_built_classes
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
@@ -204,6 +205,9 @@ class PhaseFacts:
     # a script's module-level functions its own code names nowhere but in them (comments aside): (name, first line,
     # last line) (uncalled_functions.py)
     uncalled_functions: list[tuple[str, int, int]] = field(default_factory=list)
+    # module-level classes only `globals()[key](...)` over a shipped dict's keys builds, which no shipped dict names:
+    # (class, first line, last line, why, builder) (dict_built_classes.py)
+    dict_built: list[tuple[str, int, int, str, str]] = field(default_factory=list)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
     # module-level backend selectors (SYSTEM = "rocm"/"cuda"/.../"cpu" by build probes): name → (value on Ascend, line)
@@ -1026,6 +1030,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.main_demo = runs_demo(unit, facts.main_block)
     if unit.cell is None:  # a notebook's cells call each other's functions
         facts.uncalled_functions = uncalled_functions(unit, facts.imports, facts.main_guard or facts.top_level_code)
+        facts.dict_built = dict_built_classes(unit)
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
