@@ -469,7 +469,7 @@ def test_the_import_index_keeps_each_importer_once_and_the_files_order():
     facts = [Facts("b.py", imports=["x_cuda", "torch", "x_cuda"], import_fallbacks={"x_cuda": (4, "cpu_b")}),
              Facts("a.py", imports=["pkg.x_cuda"], import_fallbacks={"pkg.x_cuda": (2, "cpu_a")})]
     index = pr.import_index(facts)
-    assert index == {"x_cuda": [0], "torch": [0], "pkg.x_cuda": [1]}
+    assert index.modules == {"x_cuda": [0], "torch": [0], "pkg.x_cuda": [1]}
     reason = "the project falls back to cpu_b (b.py:4) where the extension does not import"  # the first file's
     assert pr.extension_fallback({"x_cuda"}, facts, context(), {}, index) == reason
     assert pr.extension_fallback({"x_cuda"}, facts, context(), {}) == reason
@@ -490,24 +490,37 @@ def test_an_extension_imported_by_a_guarded_module_falls_back_with_its_importer(
     assert pr.extension_fallback({"lightconv_cuda"}, facts, context(), {}) is None  # not guarded: required
 
 
+def _fallback_of(path, facts, guarded):
+    return pr._fallback_of(path, facts, guarded, 0, pr.import_index(facts))
+
+
+def test_the_importers_of_a_file_are_every_import_loading_it_in_the_files_order():
+    facts = [Facts("b.py", imports=["pkg.k", "torch"]), Facts("pkg/__init__.py"), Facts("pkg/k.py"),
+             Facts("a.py", imports=["pkg"])]
+    index = pr.import_index(facts)
+    assert index.importers("pkg/k.py") == [(0, "pkg.k")]
+    assert index.importers("pkg/__init__.py") == [(0, "pkg.k"), (3, "pkg")]  # a package loads with its modules
+    assert index.importers("c.py") == []
+
+
 def test_fallback_of_follows_guarded_importers_six_levels_deep():
     def chain(length: int) -> list[Facts]:
         facts = [Facts("m0.py", imports=["m1"], import_fallbacks={"m1": (7, "slow")})]
         facts += [Facts(f"m{i}.py", imports=[f"m{i + 1}"]) for i in range(1, length)]
         return facts + [Facts(f"m{length}.py")]
     guarded = {f"m{i}.py": ("optional", "why") for i in range(1, 20)}
-    assert pr._fallback_of("m1.py", chain(1), guarded, 0) == ("m0.py", 7, "slow")
-    assert pr._fallback_of("m7.py", chain(7), guarded, 0) == ("m0.py", 7, "slow")
-    assert pr._fallback_of("m8.py", chain(8), guarded, 0) is None
-    assert pr._fallback_of("m3.py", chain(3), {"m3.py": ("optional", "")}, 0) is None  # m2 is not guarded
-    assert pr._fallback_of("m1.py", [Facts("m1.py", imports=["m1"], import_fallbacks={"m1": (1, "x")})], guarded, 0) is None
+    assert _fallback_of("m1.py", chain(1), guarded) == ("m0.py", 7, "slow")
+    assert _fallback_of("m7.py", chain(7), guarded) == ("m0.py", 7, "slow")
+    assert _fallback_of("m8.py", chain(8), guarded) is None
+    assert _fallback_of("m3.py", chain(3), {"m3.py": ("optional", "")}) is None  # m2 is not guarded
+    assert _fallback_of("m1.py", [Facts("m1.py", imports=["m1"], import_fallbacks={"m1": (1, "x")})], guarded) is None
 
 
 def test_fallback_of_skips_a_package_loading_its_own_module():
     facts = [Facts("pkg/__init__.py", imports=["pkg.k"]), Facts("pkg/k.py"),
              Facts("use.py", imports=["pkg.k"], import_fallbacks={"pkg.k": (2, "slow")})]
     guarded = {"pkg/__init__.py": ("optional", ""), "pkg/k.py": ("optional", "")}
-    assert pr._fallback_of("pkg/k.py", facts, guarded, 0) == ("use.py", 2, "slow")
+    assert _fallback_of("pkg/k.py", facts, guarded) == ("use.py", 2, "slow")
 
 
 # small helpers -----------------------------------------------------------------------------------------------------
@@ -613,7 +626,7 @@ def test_fallback_of_a_guarded_package_through_an_outside_importer():
     facts = [Facts("pkg/__init__.py"), Facts("outer.py", imports=["pkg"]),
              Facts("use.py", imports=["outer"], import_fallbacks={"outer": (2, "slow")})]
     guarded = {"pkg/__init__.py": ("optional", ""), "outer.py": ("optional", "")}
-    assert pr._fallback_of("pkg/__init__.py", facts, guarded, 0) == ("use.py", 2, "slow")
+    assert _fallback_of("pkg/__init__.py", facts, guarded) == ("use.py", 2, "slow")
 
 
 # modules only other backends' branches import ------------------------------------------------------------------------

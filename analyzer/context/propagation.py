@@ -677,18 +677,37 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     return result
 
 
-def import_index(facts: list[ModuleFacts]) -> dict[str, list[int]]:
-    """module → the positions in `facts` of the files that import it: extension_fallback's callers, which ask it of
-    every extension the project builds, make it once."""
-    index: dict[str, list[int]] = defaultdict(list)
-    for position, f in enumerate(facts):
-        for module in dict.fromkeys(f.imports):
-            index[module].append(position)
-    return index
+class ImportIndex:
+    """The imports of `facts`, indexed once for extension_fallback's callers (which ask it of every extension the
+    project builds): `modules`, module → the positions of the files importing it; `importers(path)`, the (position,
+    module) of every import that loads the file (the module itself or a package above it), in the files' order, built
+    on first use (_fallback_of walked every import of the project for each guarded importer)."""
+
+    def __init__(self, facts: list[ModuleFacts]) -> None:
+        self.facts = facts
+        self.modules: dict[str, list[int]] = defaultdict(list)
+        for position, f in enumerate(facts):
+            for module in dict.fromkeys(f.imports):
+                self.modules[module].append(position)
+        self._importers: dict[str, list[tuple[int, str]]] | None = None
+
+    def importers(self, path: str) -> list[tuple[int, str]]:
+        if self._importers is None:
+            by_module = modules_by_name(self.facts)
+            self._importers = defaultdict(list)
+            for position, f in enumerate(self.facts):
+                for module in f.imports:
+                    for loaded in _loaded_by(module, by_module):
+                        self._importers[loaded].append((position, module))
+        return self._importers.get(path, [])
+
+
+def import_index(facts: list[ModuleFacts]) -> ImportIndex:
+    return ImportIndex(facts)
 
 
 def extension_fallback(names: set[str], facts: list[ModuleFacts], context: ProjectContext,
-                       guarded: dict[str, tuple[str, str]], index: dict[str, list[int]] | None = None) -> str | None:
+                       guarded: dict[str, tuple[str, str]], index: ImportIndex | None = None) -> str | None:
     """Why a native extension imported as one of `names` ("lightconv_cuda", "fairseq.libnat_cuda") never has to run:
     every product import of it falls back where it fails, directly (load_libnat's `except ImportError:` imports the CPU
     libnat), through modules imported only so (lightconv_layer.py, imported only by LightweightConv's guarded try), or
@@ -705,8 +724,8 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     # the module, a module inside it, or it inside a package: str's endswith/startswith take a tuple (one C call each)
     suffixes, prefixes = tuple(f".{n}" for n in names), tuple(f"{n}." for n in names)
     index = import_index(facts) if index is None else index
-    matched = [m for m in index if m in names or m.endswith(suffixes) or m.startswith(prefixes)]
-    for f in [facts[position] for position in sorted({p for m in matched for p in index[m]})]:  # in the files' order
+    matched = [m for m in index.modules if m in names or m.endswith(suffixes) or m.startswith(prefixes)]
+    for f in [facts[position] for position in sorted({p for m in matched for p in index.modules[m]})]:  # files' order
         importer = context.of(f.path)
         if importer.role not in COUNTED_ROLES or importer.reach != "runs":
             continue
@@ -721,7 +740,7 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
             if found is not None:
                 found = (f.path, *found)
             elif f.path in guarded:
-                found = _fallback_of(f.path, facts, guarded, 0)
+                found = _fallback_of(f.path, facts, guarded, 0, index)
             if found is not None:
                 fallback = fallback or found
                 continue
@@ -797,23 +816,21 @@ def _caught_everywhere(helper: str, owner: ModuleFacts, facts: list[ModuleFacts]
 
 
 def _fallback_of(path: str, facts: list[ModuleFacts], guarded: dict[str, tuple[str, str]],
-                 depth: int, by_module: dict[str, str] | None = None) -> tuple[str, int, str] | None:
+                 depth: int, index: ImportIndex) -> tuple[str, int, str] | None:
     """The fallback of a guarded module's nearest guarded import (following importers that are guarded themselves).
     Modules go by every name imports use (src/pkg/mod.py is also pkg.mod: TGI's server/text_generation_server)."""
     if depth > 6:
         return None
-    if by_module is None:
-        by_module = modules_by_name(facts)
-    for f in facts:
-        for module in f.imports:
-            if path not in _loaded_by(module, by_module) or f.path == path:
-                continue
-            if module in f.import_fallbacks:
-                return (f.path, *f.import_fallbacks[module])
-            if f.path in guarded and not _inside_package(f.path, path):
-                found = _fallback_of(f.path, facts, guarded, depth + 1, by_module)
-                if found is not None:
-                    return found
+    for position, module in index.importers(path):
+        f = facts[position]
+        if f.path == path:
+            continue
+        if module in f.import_fallbacks:
+            return (f.path, *f.import_fallbacks[module])
+        if f.path in guarded and not _inside_package(f.path, path):
+            found = _fallback_of(f.path, facts, guarded, depth + 1, index)
+            if found is not None:
+                return found
     return None
 
 

@@ -91,7 +91,14 @@ def _trigger_words() -> tuple[str, ...]:
     words = set()
     for api in load_removed_torch_apis().api:
         last = api.name.rsplit(".", 1)[-1]
-        words.update({last} if len(last) >= SHORT_NAME else {f".{last}", f"import {last}", f", {last}"})
+        package = api_package(api.name)
+        if len(last) >= SHORT_NAME:
+            words.add(last)
+        elif package != "torch":  # `torchaudio.load`: `.load` is in nearly every file (torch.load, json.load); a
+            # file using it names its package (`import torchaudio`, `from torchaudio import load`)
+            words.add(package)
+        else:
+            words.update({f".{last}", f"import {last}", f", {last}"})
     return tuple(sorted(words))
 
 
