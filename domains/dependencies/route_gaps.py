@@ -52,7 +52,8 @@ def _query() -> str:
     """Only strings and keywords that spell a gap: the query is gated on these words, so it captures nothing else
     (tests/test_query_set.py)."""
     found = gaps()
-    strings = "|".join(sorted(found.strings))
+    # a keyword spelled as a key (`kwargs["load_in_8bit"] = True`, `{"load_in_8bit": True}`) is a string too
+    strings = "|".join(sorted({*found.strings, *found.keywords}))
     keywords = " ".join(f'"{k}"' for k in sorted({*found.keywords, *(k for k, _ in found.keyword_values)}))
     return (f'((string) @gap_string (#match? @gap_string "{strings}"))\n'
             f"((keyword_argument name: (identifier) @gap_keyword) (#any-of? @gap_keyword {keywords}))\n")
@@ -85,10 +86,43 @@ class _RouteGapScan(PythonScan):
         return self.hits
     def _string(self, node: Node) -> None:
         value = _string_value(node)
+        if value in gaps().keywords:
+            self._key(node, value)
+            return
         facet = gaps().strings.get(value) if value is not None else None
         if facet is None or _keyword_of(node) in gaps().keywords:  # the keyword's own finding speaks for it
             return
         self.hit(DETECTOR, value, node, facets=(facet,))
+
+    def _key(self, key: Node, keyword: str) -> None:
+        """A gap keyword spelled as the key of the keywords a call is given: a subscript store (`kwargs['load_in_8bit']
+        = True`, LLaVA's builder under `if load_8bit:`) or a dict entry (`{"load_in_8bit": True}`); its value asks for
+        the feature as a keyword's does. A key only read (`kwargs.get("load_in_8bit")`, `if "load_in_8bit" in kw`)
+        asks nothing."""
+        parent = key.parent
+        if parent is not None and parent.type == "subscript" and parent.child_by_field_name("subscript") == key:
+            store = parent.parent
+            if store is None or store.type != "assignment" or store.child_by_field_name("left") != parent:
+                return
+            site, value, holder = store, store.child_by_field_name("right"), parent.child_by_field_name("value")
+        elif parent is not None and parent.type == "pair" and parent.child_by_field_name("key") == key:
+            site, value = parent, parent.child_by_field_name("value")
+            mapping = parent.parent
+            holder = mapping.parent if mapping is not None else None
+            if holder is not None and holder.type == "dictionary_splat":  # `f(**{"load_in_8bit": True})`
+                holder = None
+            elif holder is not None and holder.type == "assignment" and holder.child_by_field_name("right") == mapping:
+                holder = holder.child_by_field_name("left")
+            else:
+                return
+        else:
+            return
+        if value is None or value.type in OFF_VALUES:
+            return
+        if holder is not None and not _spread(holder, site):
+            return  # a dict kept, returned or serialised (`output["load_in_8bit"] = self.load_in_8bit` in to_dict)
+        facets = (gaps().keywords[keyword],) if value.type == "true" else (gaps().keywords[keyword], SWITCHED)
+        self.hit(DETECTOR, parsing.text(site), site, facets=facets)
 
     def _keyword(self, name: Node) -> None:
         argument = name.parent
@@ -139,6 +173,27 @@ class _RouteGapScan(PythonScan):
         # a function of the file spends the switch only where it declares it (one taking **kwargs hands it on)
         declared = self._own[name]
         return declared is None or parsing.text(argument.child_by_field_name("name")) in declared
+
+
+def _spread(holder: Node, site: Node) -> bool:
+    """Is the dict `holder` names (a plain name) given to a call as `**name` in the scope of `site` (the function, or
+    the module)? Only then are its keys keywords of that call."""
+    if holder.type != "identifier":
+        return False
+    scope = site.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    if scope is None:
+        return False
+    name = parsing.text(holder)
+    stack = [scope]
+    while stack:
+        node = stack.pop()
+        if node.type == "dictionary_splat" and node.named_children and node.named_children[0].type == "identifier" \
+                and parsing.text(node.named_children[0]) == name:
+            return True
+        stack.extend(node.named_children)
+    return False
 
 
 def _parameters(function: Node) -> set[str]:
