@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context import attribute_hops
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
-from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, PROSE_SUFFIXES, writers
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 GETTER = "get:"  # DefaultFacts.arms' callee of an arm a getter decides: GETTER + key (no name of Python holds ":")
 OFF_DEFAULTS = {"False", "None"}
 OFF_VALUES = {"false", "none", "null", "0", "no", "off", ""}
-PROSE_SUFFIXES = (".md", ".rst", ".txt")
 SHELL_SUFFIXES = (".sh", ".bash")
 ENVIRONMENT = {"environ", "getenv"}
 ASSIGNED = "(assignment left: (identifier) @name right: (call) @value)"

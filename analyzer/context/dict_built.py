@@ -12,13 +12,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.project import ProjectContext
-from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, PROSE_SUFFIXES, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
-PROSE = (".md", ".rst", ".txt")  # files whose words build nothing
 
 
 def dict_built_ranges(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
@@ -34,7 +33,7 @@ def dict_built_ranges(facts: list[ModuleFacts], context: ProjectContext) -> dict
         if len(name) < MIN_NAME or 0 < len(builder) < MIN_NAME:  # a word too short to look for: no answer
             continue
         others = (written.get(name, set()) | (written.get(builder, set()) if builder else set())) - {own.path}
-        if any(not path.endswith(PROSE) for path in others):
+        if any(not path.endswith(PROSE_SUFFIXES) for path in others):
             continue
         result.setdefault(own.path, []).append((first, last, f"line {first}: {why}"))
     return result

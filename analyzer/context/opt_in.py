@@ -48,7 +48,7 @@ from ascend_feasibility.analyzer.context.switches import (
 )
 from ascend_feasibility.analyzer.context.unloaded import config_named_modules, import_names, package_folders
 from ascend_feasibility.analyzer.context.unpassed_defaults import own_key, project_calls
-from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, PROSE_SUFFIXES, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
@@ -480,7 +480,6 @@ def _parameter_option_arms(facts, context: ProjectContext, option_choices: dict)
     return dict(result)
 
 
-PROSE_SUFFIXES = (".md", ".rst", ".txt")
 
 
 def _unset_config_value(key: str, values: tuple[str, ...], path: str, facts, passed: dict[str, set[str]]) -> str | None:

@@ -63,14 +63,13 @@ from ascend_feasibility.analyzer.context.unloaded import (
     top_folder,
     unpublished_packages,
 )
-from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, writers
+from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, PROSE_SUFFIXES, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
-PROSE = (".md", ".rst", ".txt")  # files whose words call nothing
 
 
 
@@ -294,7 +293,7 @@ def _may_name(other: ModuleFacts, modules: frozenset[str], name: str, demo: bool
     (import_reach.ImportVerdicts.binds_elsewhere). For a self-test's demo (a function only its module's `if __name__ == "__main__":`
     block names) the word is common (`test`): only a Python file that can load it names it, and prose does not."""
     if not other.path.endswith(".py"):
-        return not (demo and other.path.endswith(PROSE))
+        return not (demo and other.path.endswith(PROSE_SUFFIXES))
     if not modules:
         return True
     return verdicts.reaches(other, modules, name) if demo else not verdicts.binds_elsewhere(other, modules, name)

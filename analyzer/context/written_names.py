@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 MAIN_BLOCK_USER = "__main__"
 
 
+PROSE_SUFFIXES = (".md", ".rst", ".txt")  # files whose words call or build nothing: prose
 MIN_NAME = 4  # shorter names (`fn`, `run`) are too common to judge by; so is a name that starts with a digit
 # bytes.translate table turning every byte but a name's into a space (runs at memory speed; UTF-8 bytes of non-ASCII
 # letters are kept, so names stay whole)

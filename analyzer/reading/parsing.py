@@ -87,6 +87,16 @@ def _near(data: bytes, words: frozenset[bytes]) -> list[tuple[int, int]]:
     return merged
 
 
+def blanked(data: bytes, nodes) -> bytes:
+    """`data` with each node's bytes replaced by spaces, offsets kept (a word search that must not see them)."""
+    if not nodes:
+        return data
+    result = bytearray(data)
+    for node in nodes:
+        result[node.start_byte:node.end_byte] = b" " * (node.end_byte - node.start_byte)
+    return bytes(result)
+
+
 def root_of(node: Node) -> Node:
     """The root of the tree `node` belongs to (its module node): the key readers memoise a whole unit's facts by."""
     while node.parent is not None:

@@ -546,12 +546,7 @@ def shipped_strings(unit: Unit) -> list[Node]:
 
 def _unshipped_bytes(data: bytes, shipped: list[Node]) -> bytes:
     """The text with the shipped strings blanked: a file's words leave out what it only lists as package data."""
-    if not shipped:
-        return data
-    blanked = bytearray(data)
-    for part in shipped:
-        blanked[part.start_byte:part.end_byte] = b" " * (part.end_byte - part.start_byte)
-    return bytes(blanked)
+    return parsing.blanked(data, shipped)
 
 
 def _bound_name(left: Node | None) -> str:

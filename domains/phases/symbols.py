@@ -255,13 +255,7 @@ def _without_comments(unit: Unit, data: bytes, names: set[str]) -> bytes:
     the name, a comment is no use of it (`# self.hand = Hand(...)`, a construction commented out: round 29 A1 row 5,
     A2 row 87). Files that do not import it keep every word (symbols.read_words)."""
     words = frozenset(name.encode("utf-8", "replace") for name in names)
-    comments = parsing.captures_around(_COMMENTS, unit.tree(), words).get("comment", [])
-    if not comments:
-        return data
-    blanked = bytearray(data)
-    for node in comments:
-        blanked[node.start_byte:node.end_byte] = b" " * (node.end_byte - node.start_byte)
-    return bytes(blanked)
+    return parsing.blanked(data, parsing.captures_around(_COMMENTS, unit.tree(), words).get("comment", []))
 
 
 def _words_by_zone(data: bytes, names: list[str], zones: list[tuple[int, int, str | None]]) -> tuple[set[str], dict[str, set[str]]]:
