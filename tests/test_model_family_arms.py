@@ -5,6 +5,7 @@ takes are `optional`, and the reason names the test; a class only those arms bui
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
 from tests.helpers import write_tree
 
 BUILDER = '''import torch
