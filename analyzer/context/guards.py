@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
 from ascend_feasibility.analyzer.context.function_objects import function_names, tested_name
-from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag
+from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag, substring_note
 from ascend_feasibility.analyzer.context.predicate_helpers import PredicateHelpers
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY
@@ -490,7 +490,7 @@ class GuardReader:
                 elsewhere = f" {IN_FUNCTION}" if in_function else ""
                 return Guard("optional", condition_node, f"{' '.join(parsing.text(assignment).split())} (line "
                              f"{assignment.start_point.row + 1}) is assigned once and never changed{elsewhere}, so "
-                             f"{which} runs only when the file is edited")
+                             f"{which} runs only when the file is edited{substring_note(condition_node)}")
             if here:
                 return None
         return None

@@ -16,6 +16,7 @@ merge_lora(...)` runs only when a user writes a path there (round 18, A 24 and A
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -25,6 +26,9 @@ LITERALS = {"true": True, "false": False, "none": None}  # None: a setting left 
 # where an occurrence of the flag is only read
 READS = frozenset({"not_operator", "boolean_operator", "parenthesized_expression", "comparison_operator",
                    "conditional_expression", "argument_list", "if_statement", "elif_clause", "while_statement"})
+FOLDS: dict[str, Callable[[str], str]] = {"lower": str.lower, "upper": str.upper, "casefold": str.casefold}
+AFFIXES = frozenset({"startswith", "endswith"})
+STRING_READS = frozenset({*FOLDS, *AFFIXES})  # str methods that read a name's value and never rebind it
 IN_FUNCTION = "and no other file of the project names it"
 # the name opens the note in parentheses (`(gemm_impl = "bf16" (line 4) is assigned once...`), not the line's text
 _IN_FUNCTION = re.compile(r"\((?P<name>\w+)\b[^()\n]*? \(line \d+\) (?:is assigned once and never changed|is given as a "
@@ -56,10 +60,15 @@ def literal_flag(condition: Node, statement: Node,
     compared = unset = None
     if node.type == "comparison_operator":
         unset = _none_comparison(node)
-        compared = _string_comparison(node) if unset is None else None
+        compared = (_string_comparison(node) or substring_test(node)) if unset is None else None
         if compared is None and unset is None:
             return None
         node = (compared or unset)[0]
+    elif node.type == "call":
+        compared = substring_test(node)
+        if compared is None:
+            return None
+        node = compared[0]
     if node.type != "identifier":
         return None
     name = parsing.text(node)
@@ -86,10 +95,10 @@ def literal_flag(condition: Node, statement: Node,
     else:
         if right.type != "string" or not _plain(right):
             return None
-        _, strings, positive = compared
+        _, strings, holds = compared
         if _names_device({_string_value(right), *strings}):
             return None  # `DEVICE = "cuda"`: the constant a port edits, so its other arm is what runs on Ascend
-        value = (_string_value(right) in strings) == positive
+        value = holds(_string_value(right))
     return value != negated, assignment, in_function
 
 
@@ -126,9 +135,9 @@ def _none_comparison(node: Node) -> tuple[Node, bool] | None:
     return left, operators == ["is"]
 
 
-def _string_comparison(node: Node) -> tuple[Node, frozenset[str], bool] | None:
+def _string_comparison(node: Node) -> tuple[Node, frozenset[str], Callable[[str], bool]] | None:
     """`name == "s"`, `"s" != name`, `name in ("a", "b")`, `name not in [...]`: (the name, the strings, whether the
-    comparison holds when the name is one of them)."""
+    comparison holds for a value)."""
     operands = node.named_children
     operators = [parsing.text(c) for c in node.children if not c.is_named]
     if len(operands) != 2 or len(operators) not in (1, 2):
@@ -147,7 +156,85 @@ def _string_comparison(node: Node) -> tuple[Node, frozenset[str], bool] | None:
         return None
     if not strings or not all(s.type == "string" and _plain(s) for s in strings):
         return None
-    return left, frozenset(_string_value(s) for s in strings), operator in {"==", "in"}
+    values, positive = frozenset(_string_value(s) for s in strings), operator in {"==", "in"}
+    return left, values, lambda value: (value in values) == positive
+
+
+def substring_test(node: Node) -> tuple[Node, frozenset[str], Callable[[str], bool]] | None:
+    """A test of part of a name's string: `"mpt" in name`, `"mpt" not in name.lower()`, `name.startswith("llava")`,
+    `name.lower().endswith("-7b")` (LLaVA's builder picks a model family so: `if 'mpt' in model_name.lower():`). (the
+    name, the string, whether the test holds for a value). Read on the whole value: a helper that cuts a path's tail
+    is another value. Other shapes (a tuple of prefixes, a computed string): None."""
+    if node.type == "comparison_operator":
+        operands = node.named_children
+        operator = " ".join(parsing.text(c) for c in node.children if not c.is_named)
+        if len(operands) != 2 or operator not in {"in", "not in"}:
+            return None
+        part, whole = operands
+        read = _folded(whole)
+        if part.type != "string" or not _plain(part) or read is None:
+            return None
+        name, fold = read
+        text, positive = _string_value(part), operator == "in"
+        return name, frozenset({text}), lambda value: (text in fold(value)) == positive
+    method = node.child_by_field_name("function")
+    arguments = node.child_by_field_name("arguments")
+    if method is None or method.type != "attribute" or arguments is None or len(arguments.named_children) != 1:
+        return None
+    ending = parsing.text(method.child_by_field_name("attribute"))
+    part, read = arguments.named_children[0], _folded(method.child_by_field_name("object"))
+    if ending not in AFFIXES or part.type != "string" or not _plain(part) or read is None:
+        return None
+    name, fold = read
+    text = _string_value(part)
+    if ending == "startswith":
+        return name, frozenset({text}), lambda value: fold(value).startswith(text)
+    return name, frozenset({text}), lambda value: fold(value).endswith(text)
+
+
+def substring_note(condition: Node) -> str:
+    """What a substring test (substring_test) asks, for a reason: `; the test at line 9 holds only for a value
+    containing 'mpt'`; "" for any other condition."""
+    negated = False
+    while condition.type in {"parenthesized_expression", "not_operator"} and condition.named_children:
+        negated = negated != (condition.type == "not_operator")
+        condition = condition.named_children[-1] if condition.type == "not_operator" else condition.named_children[0]
+    if condition.type not in {"comparison_operator", "call"} or substring_test(condition) is None:
+        return ""
+    name, (text,), _ = substring_test(condition)
+    if condition.type == "call":
+        ending = parsing.text(condition.child_by_field_name("function").child_by_field_name("attribute"))
+        asked = f"{'starting' if ending == 'startswith' else 'ending'} with '{text}'"
+        negated_here = False
+    else:
+        asked, negated_here = f"containing '{text}'", "not" in parsing.text(condition).split()
+    holder = name.parent
+    folded = " in any case" if holder is not None and holder.type == "attribute" and parsing.text(
+        holder.child_by_field_name("attribute")) in FOLDS else ""
+    return (f"; the test at line {condition.start_point.row + 1} holds only for a value of `{parsing.text(name)}` "
+            f"{'not ' if negated != negated_here else ''}{asked}{folded}")
+
+
+def _folded(node: Node) -> tuple[Node, Callable[[str], str]] | None:
+    """`name` or `name.lower()` / `name.upper()` / `name.casefold()`: the name and what the test reads of its value."""
+    if node.type == "identifier":
+        return node, str
+    if node.type != "call" or node.child_by_field_name("arguments") is None \
+            or node.child_by_field_name("arguments").named_children:
+        return None
+    method = node.child_by_field_name("function")
+    if method is None or method.type != "attribute" or method.child_by_field_name("object").type != "identifier":
+        return None
+    fold = FOLDS.get(parsing.text(method.child_by_field_name("attribute")))
+    return (method.child_by_field_name("object"), fold) if fold is not None else None
+
+
+def _string_read(node: Node) -> bool:
+    """Is the identifier the object of a str method that reads it (`name.lower()`, `name.startswith(...)`)?"""
+    parent = node.parent
+    return (parent is not None and parent.type == "attribute" and parent.child_by_field_name("object") == node
+            and parsing.text(parent.child_by_field_name("attribute")) in STRING_READS
+            and parent.parent is not None and parent.parent.type == "call")
 
 
 def _names_device(strings: set[str]) -> bool:
@@ -194,6 +281,8 @@ def _sole_assignment(module: Node, name: str) -> Node | None:
             if right is None or (right.type not in LITERALS and right.type != "string"):
                 return None
             found = parent
+            continue
+        if _string_read(node):
             continue
         if parent is None or parent.type not in READS or parent.type in {"if_statement", "elif_clause", "while_statement"} and parent.child_by_field_name("condition") != node:
             return None
@@ -256,10 +345,10 @@ def _dead_arms(statement: Node, constants: set[str],
         shown = " ".join(parsing.text(assignment).split())
         constant = parsing.text(assignment.child_by_field_name("left")) if in_function else ""
         if value:  # the arms after it never run
-            why = f"{shown} (line {assignment.start_point.row + 1}) is assigned once and never changed, so the arms after line {condition.start_point.row + 1} run only when the file is edited"
+            why = f"{shown} (line {assignment.start_point.row + 1}) is assigned once and never changed, so the arms after line {condition.start_point.row + 1} run only when the file is edited{substring_note(condition)}"
             found += [(later, constant, why) for _, later in arms[index + 1:] if later is not None]
             break
-        why = f"{shown} (line {assignment.start_point.row + 1}) is assigned once and never changed, so the arm of line {condition.start_point.row + 1} runs only when the file is edited"
+        why = f"{shown} (line {assignment.start_point.row + 1}) is assigned once and never changed, so the arm of line {condition.start_point.row + 1} runs only when the file is edited{substring_note(condition)}"
         found.append((body, constant, why))
     return found
 
