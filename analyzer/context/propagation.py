@@ -369,7 +369,7 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
             if calls is None or (callee, parameter) in maybe_none \
                     or not all(parameter in keywords for _, (_, keywords) in calls):
                 continue
-            why = f"{condition}; {reason(callee, parameter, calls)}"
+            why = f"{condition}, taken only by the default; {reason(callee, parameter, calls)}"
             for row in range(first, last + 1):
                 result.setdefault((f.path, row), why)
     return result
