@@ -277,6 +277,7 @@ class ModuleFacts(Protocol):
     registrations: list[tuple[str, str, str, tuple[str, ...], int, str]]
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]]  # arms a parameter's default decides
     default_taken: list[tuple[str, str, int, str, str, tuple[str, ...]]]  # arms a default takes, their calls
+    default_none_arms: list[tuple[int, int, str, str, str]]  # `if device is None:` arms spelling "cuda" a None default takes
     default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape
     default_escaped: list[str]  # names the file passes as values or subclasses
     default_passed: dict[str, tuple[int, list[str]]]  # per bound name: fewest positional, keywords every call passes

@@ -367,3 +367,48 @@ def test_defaults_behind_a_package_re_export_a_call_leaves_or_the_package_names_
         "pkg/__init__.py": "from .schedule import NoiseSchedule\n\nSCHEDULES = {'noise': NoiseSchedule}\n",
     })
     assert 5 in _default_lines(tmp_path)
+
+
+HELPER = ("import torch\n\n\n"
+          "class FaceHelper:\n"
+          "    def __init__(self, size=512, device=None):\n"
+          "        self.size = size\n"
+          "        if device is None:\n"
+          "            self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+          "        else:\n"
+          "            self.device = device\n")
+
+
+def _arm_line(root) -> tuple[str, str, str | None]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return next((f.reach, f.severity, f.reach_reason) for f in report.findings
+                if f.path == "pkg/helper.py" and f.rule.startswith("DEV") and f.line == 8)
+
+
+def test_none_default_device_arm_every_construction_passes_is_no_finding(tmp_path):
+    """Round 30 A1 36 (SUPIR's face helper): `if device is None: self.device = torch.device('cuda' ...)` in an
+    __init__ every construction of which passes `device=` by keyword: the arm never runs."""
+    write_tree(tmp_path, {"requirements.txt": "torch\n", "pkg/__init__.py": "", "pkg/helper.py": HELPER,
+                          "app.py": ("import torch\nfrom pkg.helper import FaceHelper\n\n"
+                                     "device = torch.device('cpu')\n"
+                                     "helper = FaceHelper(256, device=device)\n")})
+    reach, severity, why = _arm_line(tmp_path)
+    assert (reach, severity) == ("cosmetic", "info")
+    assert why == ("line 7: if device is None:, taken only by the default; every call of FaceHelper() in the project "
+                   "passes device (app.py): the default is never used")
+    assert phrase("zh", why).startswith("第 7 行：if device is None:，仅在取默认值时进入；项目中对 FaceHelper()")
+
+
+def test_none_default_device_arm_a_call_may_pass_none_stays(tmp_path):
+    """A construction that leaves the device out, passes None, passes it by position (None is not seen there), or
+    forwards its own None-defaulted parameter may take the arm: it stays a finding."""
+    base = {"requirements.txt": "torch\n", "pkg/__init__.py": "", "pkg/helper.py": HELPER}
+    for call in ("FaceHelper(256)\nFaceHelper(256, device=dev)",
+                 "FaceHelper(256, device=None)\nFaceHelper(256, device=dev)",
+                 "FaceHelper(256, dev)",
+                 "def build(device=None):\n    return FaceHelper(256, device=device)\n\n\nbuild()"):
+        write_tree(tmp_path, {**base, "app.py": f"import torch\nfrom pkg.helper import FaceHelper\n\ndev = 'cpu'\n{call}\n"})
+        assert _arm_line(tmp_path)[0] == "runs", call
+    write_tree(tmp_path, {**base, "app.py": ("from pkg.helper import FaceHelper\n\n"  # built out of sight too
+                                             "HELPERS = {'face': FaceHelper}\nFaceHelper(256, device='cpu')\n")})
+    assert _arm_line(tmp_path)[0] == "runs"

@@ -548,3 +548,44 @@ def test_a_cycle_someone_outside_enters_runs(tmp_path):
     reach = _reach_by_line(tmp_path)
     assert reach[("detector/detector/util.py", 9)] == ("runs", None)
     assert reach[("detector/detector/util.py", 13)] == ("runs", None)
+
+
+TILES = ("import torch\n"
+         "from somelib.utils import is_xformers_available\n\n\n"
+         "def attn_sdpa(x):\n" + CUDA +
+         "\n\ndef attn_plain(x):\n" + CUDA +
+         "\n\ndef attn_xformers(x):\n    return x\n\n\n"
+         "def build(queue):\n"
+         "    if {test}:\n"
+         "        queue.append(lambda x: attn_xformers(x))\n"
+         "    elif hasattr(torch, 'sdpa'):\n"
+         "        queue.append(lambda x: attn_sdpa(x))\n"
+         "    else:\n"
+         "        queue.append(lambda x: attn_plain(x))\n"
+         "    return queue\n")
+
+
+def test_a_function_named_only_in_an_arm_a_function_object_kills_is_optional(tmp_path):
+    """Round 30 A2 86 (SUPIR's tilevae.py): `attn_forward_new_pt2_0` is named only in a lambda of the `elif` after
+    `if is_xformers_available:`, which tests the imported function without calling it (always true): no code runs it."""
+    _application(tmp_path, {"llava/train/tiles.py": TILES.format(test="is_xformers_available"),
+                            "llava/train/train_mem.py": "from llava.train.tiles import build\nbuild([])\n"})
+    reach = _reach_by_line(tmp_path)
+    why = ("line 5: function attn_sdpa is named only in an arm that never runs (line 18: `is_xformers_available` names "
+           "a function and is not called: the test is always true, so the later arms never run)")
+    assert reach[("llava/train/tiles.py", 6)] == ("optional", why)
+    assert reach[("llava/train/tiles.py", 10)][0] == "optional"  # attn_plain, in the else arm
+    assert phrase("zh", why).startswith("第 5 行：函数 attn_sdpa 只在一个永不执行的分支中被提及")
+
+
+def test_a_function_named_in_an_arm_that_may_run_keeps_its_reach(tmp_path):
+    for test, tiles in (("is_xformers_available()", None),  # called: either arm may run
+                        ("use_xformers", None),  # a plain name, not a function
+                        ("is_xformers_available", "    return queue\n\n\nattn_sdpa(None)\n")):  # named elsewhere too
+        code = TILES.format(test=test)
+        if tiles is not None:
+            code = code.replace("    return queue\n", tiles)
+        _application(tmp_path, {"llava/train/tiles.py": code,
+                                "llava/train/train_mem.py": "from llava.train.tiles import build\nbuild([])\n"})
+        reach = _reach_by_line(tmp_path)
+        assert reach[("llava/train/tiles.py", 6)] == ("runs", None), test

@@ -103,3 +103,49 @@ def _bound_here(identifier: Node) -> bool:
         return name is not None and name.id == identifier.id
     return kind in BINDING_PARENTS - {"assignment", "augmented_assignment", "for_statement", "for_in_clause",
                                        "named_expression"}
+
+
+# `if name:` / `elif not name:`: the only tests a function object decides (tested_name); `if` statements with none
+# are never walked for their arms
+_TESTED = parsing.query("python", """
+(if_statement condition: [(identifier) (not_operator) (parenthesized_expression)] @condition)
+(elif_clause condition: [(identifier) (not_operator) (parenthesized_expression)] @condition)
+""")
+
+
+def dead_arms(root: Node, prefixes: frozenset[str], suffixes: frozenset[str]) -> list[tuple[Node, str]]:
+    """The arms of the unit that a test naming a function without calling it never lets run, as the guards read one
+    arm at a time (guards.py _function_object_arm), here for the whole unit: every arm after `if name:` (or `elif
+    name:`), and the body of `if not name:`. (arm, why) in source order; an arm inside a dead one is left out."""
+    conditions = parsing.captures(_TESTED, root).get("condition", [])
+    tested = [(c, found) for c in conditions if (found := tested_name(c)) is not None]
+    if not tested:
+        return []
+    names = function_names(root, prefixes, suffixes)
+    statements = {}
+    for condition, (name, _) in tested:
+        if name in names:
+            statement = condition.parent if condition.parent.type == "if_statement" else condition.parent.parent
+            statements[statement.id] = statement
+    result: list[tuple[Node, str]] = []
+    for statement in sorted(statements.values(), key=lambda s: s.start_byte):
+        if result and statement.start_byte < result[-1][0].end_byte:
+            continue  # inside an arm already dead
+        arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"), statement)]
+        arms += [(c.child_by_field_name("condition"), c.child_by_field_name("consequence") if c.type == "elif_clause"
+                  else c.child_by_field_name("body"), c)
+                 for c in statement.children if c.type in {"elif_clause", "else_clause"}]
+        for index, (condition, body, holder) in enumerate(arms):
+            found = tested_name(condition) if condition is not None else None
+            if found is None or found[0] not in names or body is None:
+                continue
+            line = condition.start_point.row + 1
+            if found[1]:  # `not name`: always false, its own body never runs
+                result.append((body, f"line {line}: `{found[0]}` names a function and is not called: the test is "
+                                     "always false, so this arm never runs"))
+                continue
+            why = (f"line {line}: `{found[0]}` names a function and is not called: the test is always true, so the "
+                   "later arms never run")
+            result += [(later_holder, why) for _, _, later_holder in arms[index + 1:]]
+            break
+    return result

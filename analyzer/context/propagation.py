@@ -323,9 +323,14 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
     position after `*args`), or where a file that neither defines nor calls it writes its name: ControlNet's
     cldm_v15.yaml builds `target: ldm.modules.encoders.modules.FrozenCLIPEmbedder` with the default device. A
     package __init__.py that only re-exports it (unreferenced.reexporters_of) calls nothing: its users' calls decide
-    (round 28 A1 row 30: `face_detection.FaceAlignment(..., device=device)` in every caller)."""
+    (round 28 A1 row 30: `face_detection.FaceAlignment(..., device=device)` in every caller).
+    The same holds for the arm a None default takes to pick the device (`if device is None: self.device =
+    torch.device('cuda' ...)` in an __init__ every construction of which passes `device=`): each line of the arm is
+    keyed. There every call must pass the parameter by keyword, none the literal None, none a command-line option
+    (None unless given) and none the caller's own parameter defaulting to None (`device=device`)."""
     candidates = [(f, entry) for f in facts for entry in f.device_defaults if (f.path, entry[0]) not in decided]
-    if not candidates:
+    arms = [(f, entry) for f in facts for entry in f.default_none_arms]
+    if not candidates and not arms:
         return {}
     passed: dict[str, list[tuple[str, tuple[int, list[str]]]]] = defaultdict(list)
     for f in facts:
@@ -333,22 +338,53 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
             passed[name].append((f.path, record))
     escaped = {name for f in facts for name in f.default_escaped}
     starred = {module for f in facts for module in f.star_imports}
-    written = writers({callee for _, (_, callee, _, _) in candidates}, facts)
+    written = writers({callee for _, (_, callee, _, _) in candidates} | {callee for _, (_, _, callee, _, _) in arms},
+                      facts)
     reexporters = reexporters_of(facts)  # `from .api import FaceAlignment` in the package's __init__.py
-    result = {}
-    for f, (line, callee, parameter, index) in candidates:
+
+    def callers(f: ModuleFacts, callee: str) -> list[tuple[str, tuple[int, list[str]]]] | None:
+        """The calls that decide `callee`'s default, or None where one may be out of sight."""
         others = _other_bindings(facts, f, callee)  # files whose `callee` is another module's definition
         calls = [(path, record) for path, record in passed.get(callee, []) if path not in others]
         if not calls or callee in escaped or re_exported(f.module, starred) or len(callee) < MIN_NAME:
-            continue  # (a name too short for the words is not looked for where it is written)
-        callers = {path for path, _ in calls}
-        if written.get(callee, set()) - callers - {f.path} - others - reexporters(f.path, callee):
-            continue  # named where it is not called: a config, a registry, a string (a package re-export is none)
-        if all(parameter in keywords or fewest > index for _, (fewest, keywords) in calls):
-            where = sorted(callers)
-            more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
-            result[(f.path, line)] = (f"every call of {callee}() in the project passes {parameter} ({where[0]}{more}): "
-                                      f"{UNUSED_DEFAULT}")
+            return None  # (a name too short for the words is not looked for where it is written)
+        if written.get(callee, set()) - {path for path, _ in calls} - {f.path} - others - reexporters(f.path, callee):
+            return None  # named where it is not called: a config, a registry, a string (a package re-export is none)
+        return calls
+
+    def reason(callee: str, parameter: str, calls) -> str:
+        where = sorted({path for path, _ in calls})
+        more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
+        return f"every call of {callee}() in the project passes {parameter} ({where[0]}{more}): {UNUSED_DEFAULT}"
+
+    result = {}
+    for f, (line, callee, parameter, index) in candidates:
+        calls = callers(f, callee)
+        if calls is not None and all(parameter in keywords or fewest > index for _, (fewest, keywords) in calls):
+            result[(f.path, line)] = reason(callee, parameter, calls)
+    if arms:
+        maybe_none = _none_passing(facts)
+        for f, (first, last, callee, parameter, condition) in arms:
+            calls = callers(f, callee)
+            if calls is None or (callee, parameter) in maybe_none \
+                    or not all(parameter in keywords for _, (_, keywords) in calls):
+                continue
+            why = f"{condition}, taken only by the default; {reason(callee, parameter, calls)}"
+            for row in range(first, last + 1):
+                result.setdefault((f.path, row), why)
+    return result
+
+
+def _none_passing(facts: list[ModuleFacts]) -> set[tuple[str, str]]:
+    """(callee, keyword) of the calls that may pass None: the literal (`device=None`), a command-line option's value
+    (`device=args.device`), or the caller's own parameter whose default is None (`device=device`)."""
+    result = {(name.removeprefix(OWN), keyword.partition("=")[0]) for f in facts
+              for name, (_, _, keywords, _) in f.default_calls.items()
+              for keyword in keywords if keyword.partition("=")[2] == "None"}
+    for f in facts:
+        result.update((key.removeprefix(OWN), keyword) for key, keyword, _ in f.default_option_keywords)
+        result.update((key.removeprefix(OWN), keyword) for key, keyword, _, _, _, default in f.default_forwards
+                      if default == "None")
     return result
 
 

@@ -97,6 +97,10 @@ class DefaultFacts:
     # arms a parameter's default takes: (function or class, parameter, position, default, condition, the bound names
     # called in the arm)
     taken: list[tuple[str, str, int, str, str, tuple[str, ...]]] = field(default_factory=list)
+    # arms spelling "cuda" that a parameter's None default takes (`if device is None: device = torch.device("cuda")`):
+    # (first line, last line, function or class, parameter, condition); untaken where every call passes the
+    # parameter (propagation.project_overridden_defaults)
+    none_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
     # name → (fewest positional arguments of a call, keywords every call passes): whether every call passes a
     # parameter, for a "cuda" default no call leaves in place (propagation.overridden_defaults)
     passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
@@ -191,6 +195,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     facts.calls, facts.passed = _records(shapes)
     if taken:
         facts.taken = _taken(taken, [(_callee(key), start) for key, start in located])
+        facts.none_arms = _none_arms(taken)
     if bodies:
         facts.arm_calls = _arm_calls(bodies, located, tree)
     escaped = exported_names(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
@@ -771,6 +776,18 @@ def _taken(taken: list[tuple[Node, tuple[str, str, int, str], Node]], located: l
         if callees:
             line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
             result.append((name, parameter, index, default, f"line {statement.start_point.row + 1}: {line}", tuple(callees)))
+    return result
+
+
+def _none_arms(taken: list[tuple[Node, tuple[str, str, int, str], Node]]) -> list[tuple[int, int, str, str, str]]:
+    """DefaultFacts.none_arms: the arms taken by a None default whose body spells "cuda" (a device chosen for the
+    caller that passed none)."""
+    result = []
+    for body, (name, parameter, _, default), statement in taken:
+        if default == "None" and b"cuda" in body.text:
+            line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
+            result.append((body.start_point.row + 1, body.end_point.row + 1, name, parameter,
+                           f"line {statement.start_point.row + 1}: {line}"))
     return result
 
 

@@ -63,7 +63,7 @@ from ascend_feasibility.analyzer.context.unloaded import (
     top_folder,
     unpublished_packages,
 )
-from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, PROSE_SUFFIXES, writers
+from ascend_feasibility.analyzer.context.written_names import DEAD_ARM_USER, MAIN_BLOCK_USER, PROSE_SUFFIXES, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -129,6 +129,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
     unreached: dict[tuple[str, str], str] = {(path, MAIN_BLOCK_USER): importer for path, importer in self_tests.items()}
     unreached.update({seed: "nothing calls it" for seed in uncalled})
+    # an arm a function object's test never lets run (symbols.py's DEAD_ARM_USER users): the reason is in the name
+    unreached.update({(path, user): user[len(DEAD_ARM_USER):] for path, _, users in candidates for user in users
+                      if user.startswith(DEAD_ARM_USER)})
     pending = []
     importers = None
     by_path = {f.path: f for f in facts}
@@ -217,7 +220,15 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                                               if rest else ""))
                 grew = True
                 continue
-            users = [user if where == path else f"{user} ({where})" for where, user in held]
+            dead = [user[len(DEAD_ARM_USER):] for _, user in held if user.startswith(DEAD_ARM_USER)]
+            users = [user if where == path else f"{user} ({where})" for where, user in held
+                     if not user.startswith(DEAD_ARM_USER)]
+            if dead:  # named only in arms that never run (and in unreached definitions)
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in an arm that never runs "
+                                           f"({dead[0]})" + (f", and in {', '.join(users)}, which nothing in the "
+                                                             "project reaches" if users else ""))
+                grew = True
+                continue
             if (path, MAIN_BLOCK_USER) in held:
                 beside = [u for u in users if u != MAIN_BLOCK_USER]
                 unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in "

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 # named only there (and in other module-level definitions) is unreached where that block is a library's self-test
 # (analyzer/context/unreferenced.py; domains/phases/symbols.py lists it)
 MAIN_BLOCK_USER = "__main__"
+# the prefix of ModuleFacts.inner_named's users standing for an arm that never runs (function_objects.dead_arms: after
+# `if is_xformers_available:`), followed by why: a symbol named only there is unreached (unreferenced.py)
+DEAD_ARM_USER = "dead arm: "
 
 
 PROSE_SUFFIXES = (".md", ".rst", ".txt")  # files whose words call or build nothing: prose

@@ -64,6 +64,12 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      r"that pin carried over to ASCEND_RT_VISIBLE_DEVICES it never runs$", "reason.pinned_data_parallel"),
     (r"^every call of (?P<callee>\S+)\(\) in the project passes (?P<parameter>\w+) \((?P<where>\S+)(?: and "
      r"(?P<more>\d+) more files)?\): the default is never used$", "reason.overridden_default"),
+    (r"^line (?P<line>\d+): (?P<kind>function|class) (?P<name>\S+) is named only in an arm that never runs \(line "
+     r"(?P<test>\d+): `(?P<tested>[^`]+)` names a function and is not called: the test is always (?P<value>true|false), "
+     r"so (?:the later arms never run|this arm never runs)\)$", "reason.dead_arm_symbol"),
+    (r"^line (?P<line>\d+): (?P<code>.+), taken only by the default; every call of (?P<callee>\S+)\(\) in the project "
+     r"passes (?P<parameter>\w+) \((?P<where>\S+)(?: and (?P<more>\d+) more files)?\): the default is never used$",
+     "reason.overridden_default_arm"),
     (r"^needs the compiled extension `(?P<extension>[^`]+)` when it loads, which the project neither builds nor "
      r"declares; no entry point of the project imports it unconditionally$", "reason.unbuilt_extension"),
     (r"^imports (?P<through>\S+) at its top level, which needs the compiled extension `(?P<extension>[^`]+)` when it "

@@ -307,6 +307,9 @@ class PhaseFacts:
     # (analyzer/context/unpassed_defaults.py)
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]] = field(default_factory=list)
     default_taken: list[tuple[str, str, int, str, str, tuple[str, ...]]] = field(default_factory=list)
+    # arms spelling "cuda" that a parameter's None default takes (`if device is None: device = torch.device("cuda")`):
+    # (first line, last line, function or class, parameter, condition) (propagation.project_overridden_defaults)
+    default_none_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
     default_calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
     default_escaped: list[str] = field(default_factory=list)
     default_passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
@@ -426,6 +429,7 @@ class PhaseFacts:
         self.true_literals += other.true_literals
         self.default_arms += other.default_arms
         self.default_taken += other.default_taken
+        self.default_none_arms += other.default_none_arms
         self.default_arm_calls += other.default_arm_calls
         self.default_registered += other.default_registered
         self.default_recorded += other.default_recorded
@@ -1064,6 +1068,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY), found.get("attribute_store", []))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
+    facts.default_none_arms = by_default.none_arms
     facts.default_arm_calls = by_default.arm_calls
     facts.default_registered = by_default.registered
     facts.default_recorded = by_default.recorded

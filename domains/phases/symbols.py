@@ -14,7 +14,9 @@ from collections import Counter
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.dead_stores import effect_free
+from ascend_feasibility.analyzer.context.function_objects import dead_arms
 from ascend_feasibility.analyzer.context.written_names import (
+    DEAD_ARM_USER,
     MAIN_BLOCK_USER,
     MIN_NAME,
     NAME_BYTES,
@@ -470,9 +472,39 @@ def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str
     text = unit.source.text
     if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
         return _named_elsewhere_by_count(unit, found), {}
-    zones = [(statement.start_byte, statement.end_byte, name) for name, _, _, _, statement, _ in found]
+    zones = _split(sorted((statement.start_byte, statement.end_byte, name) for name, _, _, _, statement, _ in found),
+                   _dead_arms(unit))
     named, users = _words_by_zone(unit.source.data, sorted({name for name, _, _, _, _, _ in found}), zones)
     return named, {name: holders for name, holders in users.items() if name not in named}
+
+
+def _dead_arms(unit: Unit) -> list[tuple[int, int, str]]:
+    """(start byte, end byte, DEAD_ARM_USER + why) of the arms a function object's test never lets run
+    (function_objects.dead_arms)."""
+    from ascend_feasibility.knowledge import load_context_conventions
+    guards = load_context_conventions().guards
+    return [(arm.start_byte, arm.end_byte, DEAD_ARM_USER + why) for arm, why in
+            dead_arms(unit.tree(), frozenset(guards.gate_prefixes), frozenset(guards.gate_suffixes))]
+
+
+def _split(zones: list[tuple[int, int, str | None]], dead: list[tuple[int, int, str]]) -> list[tuple[int, int, str | None]]:
+    """The zones with each dead arm cut out of the definition holding it, as a zone of its own (owner: the dead arm's
+    DEAD_ARM_USER record): a name written there is used by that arm, not by the definition. Zones stay in order."""
+    if not dead:
+        return zones
+    result = []
+    arms = iter(dead)
+    arm = next(arms, None)
+    for start, end, owner in zones:
+        while arm is not None and arm[0] < start:
+            arm = next(arms, None)  # outside every definition: its words name nothing more than any other's
+        while arm is not None and arm[1] <= end:
+            result.append((start, arm[0] - 1, owner))
+            result.append(arm)
+            start = arm[1]
+            arm = next(arms, None)
+        result.append((start, end, owner))
+    return result
 
 
 def _named_elsewhere_by_count(unit: Unit, found: list[tuple]) -> set[str]:
