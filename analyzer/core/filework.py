@@ -21,6 +21,7 @@ from ascend_feasibility.analyzer.context.feature_gates import (
     bound_names,
     only_sets_switches,
     only_turns_feature_on,
+    sets_switch,
     unread_after,
 )
 from ascend_feasibility.analyzer.context.guards import (
@@ -38,7 +39,7 @@ from ascend_feasibility.analyzer.context.nvidia_kits import nvidia_command
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.predicate_helpers import CLASSES
 from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, npu_branch
-from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
+from ascend_feasibility.analyzer.context.seeding import seeded_by_torch, seeded_for_every_device
 from ascend_feasibility.analyzer.context.shim_none import shim_guard
 from ascend_feasibility.analyzer.context.unexported import unexported_reason
 from ascend_feasibility.analyzer.context.versions import (
@@ -386,6 +387,13 @@ class FileWorker:
                 reach = next(iter(settled))
                 reason = f"line {statement.start_point.row + 1}: the check guards only code that is {reach} ({places[inside[0]].reason})"
                 places[check] = Place(places[check].role, reach, reason)
+            elif inside and (seeding := _seeding_beside_switches(body, inside, places, unit.imports())) is not None:
+                # `torch.manual_seed(s)` then `if torch.cuda.is_available(): torch.cuda.manual_seed(s);
+                # torch.backends.cudnn.deterministic = True` (round 32 A2 rows 51, 52, 58): the seeding is covered on
+                # Ascend, and the switches act on CUDA kernels only, so skipping the body there changes nothing
+                reason = (f"line {statement.start_point.row + 1}: the check guards only code that is npu-path "
+                          f"({places[seeding].reason}) and CUDA backend switches, which nothing on the NPU reads")
+                places[check] = Place(places[check].role, "npu-path", reason)
             elif inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only guards a message"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
@@ -591,7 +599,7 @@ class FileWorker:
         test = test_function(node) if role in COUNTED_ROLES else None
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
-        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
+        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain, unit.imports())
                  or self.guards.guard_of_callers(node, domain, hit.rule) or self.npu_arms.guard(node)
                  or (self.display.cosmetic(node, hit.rule, hit.symbol) if _output_shown(unit) else None)
                  or self.opt_in.guard(node, domain, hit.symbol, hit.rule) or self.guards.fallback_definition(node))
@@ -604,7 +612,7 @@ class FileWorker:
     def _npu_native_builder(self) -> str | None:
         return next((p for p in self.context.npu_files if "builder" in p.lower()), None)
 
-    def _gate(self, node, rule: str, domain: str):
+    def _gate(self, node, rule: str, domain: str, imports=None):
         """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py). A CUDA-only feature itself
         (a kernel, a fused attention library) after a check that raises on NPU stays a finding: Ascend gets the raise."""
         conventions = self.guards.guards
@@ -616,7 +624,7 @@ class FileWorker:
         if guard is None and domain not in self.guards.feature_domains:
             guard = self.gates.excluded_before(node)
         return (guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
-                or (seeded_for_every_device(node) if rule == "DEV106" else None) or self.gates.users_guarded(node)
+                or (seeded_for_every_device(node, imports) if rule == "DEV106" else None) or self.gates.users_guarded(node)
                 or self.gates.device_off.guard(node))
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
@@ -858,6 +866,26 @@ def init_worker(torch_npu: str | None, context: ProjectContext | None = None,
 def process_in_worker(project_file: ProjectFile) -> FileResult:
     assert _WORKER is not None, "init_worker was not called in this process"
     return _WORKER.process(project_file)
+
+
+def _seeding_beside_switches(body, inside: list[Hit], places: dict, imports) -> Hit | None:
+    """The first seeding hit of a check's body that holds only call statements whose hits torch's own seeding covers
+    (npu-path, analyzer/context/seeding.py) and CUDA backend switch assignments (at least one of each); None
+    otherwise. The switches' own hits (DEV402 on `cudnn.deterministic`) are left aside."""
+    statements = [c for c in body.named_children if c.type != "comment"]
+    switches = [s for s in statements if sets_switch(s, imports)]
+    calls = [s for s in statements if s not in switches]
+    if not switches or not calls or not all(s.type == "expression_statement" and s.named_children
+                                            and s.named_children[0].type == "call" for s in calls):
+        return None
+    seeding = []
+    for statement in calls:  # each call is a seeding call torch's own call covers: none is skipped with a loss
+        rows = range(statement.start_point.row, statement.end_point.row + 1)
+        own = [h for h in inside if h.span.start_row in rows]
+        if not own or any(not seeded_by_torch(places[h].reason) for h in own):
+            return None
+        seeding += own
+    return seeding[0]
 
 
 def _feature_reason(statement: Node, body: Node, features: list[str]) -> str:
