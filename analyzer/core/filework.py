@@ -34,6 +34,7 @@ from ascend_feasibility.analyzer.context.guards import (
     tries_with_fallback,
 )
 from ascend_feasibility.analyzer.context.kernel_contract import contract_sites
+from ascend_feasibility.analyzer.context.kernel_wrapper import wrapper_sites
 from ascend_feasibility.analyzer.context.npu_arms import NpuArms
 from ascend_feasibility.analyzer.context.nvidia_kits import nvidia_command
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
@@ -235,15 +236,17 @@ class FileWorker:
         self._cuda_only_checks(unit, kept, places)
         self._legacy_triton(unit, kept, places)
         folded = self._kernel_contracts(unit, kept, places)
+        wrapped = self._kernel_wrappers(unit, kept, places)
         twins = _keyword_twins(unit, kept, places)
         for hit in kept:
-            if hit in folded or hit in twins:
+            if hit in folded or hit in wrapped or hit in twins:
                 continue
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
         findings = _with_twin_sites(findings, twins) if twins else findings
-        return _with_contract_sites(findings, folded, unit) if folded else findings
+        findings = _with_contract_sites(findings, folded, unit) if folded else findings
+        return _with_contract_sites(findings, wrapped, unit, WRAPPER_WORDS) if wrapped else findings
 
     def _hits(self, unit: Unit, result: FileResult) -> list[Hit]:
         """Every scanner's matches in the unit, before any is merged or placed."""
@@ -322,6 +325,24 @@ class FileWorker:
             if places[anchor].role == places[hit].role:
                 folded[hit] = anchor
         return folded
+
+    def _kernel_wrappers(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
+        """Each device finding inside the wrapper of a launcher compiling a CUDA kernel outside torch (CuPy), with the
+        launcher's own finding (kernel_wrapper.py): the kernel's port replaces the wrapper. Only within one role."""
+        anchors = [h for h in hits if self.kb.rules[h.rule].kernel_part == "launcher"]
+        if not anchors or unit.kind != "python" or not unit.parsed:
+            return {}
+        root = unit.tree()
+
+        def node(hit: Hit):
+            span = hit.span
+            return root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+
+        by_node = {n.id: h for h in anchors if (n := node(h)) is not None}
+        sites = [(h, n) for h in hits if self.kb.rules[h.rule].domain == "device" and (n := node(h)) is not None]
+        found = wrapper_sites(root, [n for h in anchors if (n := node(h)) is not None], sites)
+        return {hit: by_node[anchor_node.id] for hit, anchor_node in found.items()
+                if places[by_node[anchor_node.id]].role == places[hit].role}
 
     def _legacy_triton(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
         """A unit whose Triton kernels are all Triton 1.x code (`**meta` parameters): they cannot compile with the
@@ -741,8 +762,22 @@ def _with_twin_sites(findings: list[tuple[Hit, Finding]], twins: dict[Hit, Hit])
     return result
 
 
-def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, Hit], unit: Unit) -> list[tuple[Hit, Finding]]:
-    """The Function's finding lists the sites that go with its kernel, and says so: they are not counted apart."""
+CONTRACT_WORDS = (
+    "Its {n} dtype asserts, device buffers and AMP decorators ({rules}) only serve the kernel call: the replacement "
+    "decides dtype and device, so they are sites of this finding, not counted on their own.",
+    "其中 {n} 处 dtype 断言、设备缓冲区与 AMP 装饰器（{rules}）只服务于该 kernel 调用：由替换实现决定 dtype 与设备，因此作为本条的位置列出，不单独计数。")
+WRAPPER_WORDS = (
+    "Its wrapper's {n} device lines ({rules}: CUDA tests, the CUDA stream, the toolkit path) only serve this CUDA "
+    "kernel and go with it when it is rewritten, so they are sites of this finding, not counted on their own; do not "
+    "switch those tests to the NPU, which would hand NPU pointers to the CUDA kernel.",
+    "其封装中的 {n} 处设备代码（{rules}：CUDA 判断、CUDA 流、工具链路径）只服务于该 CUDA 内核，随内核重写一并移除，因此作为本条的位置列出，"
+    "不单独计数；不要把这些判断改为 NPU，否则会把 NPU 指针传给 CUDA 内核。")
+
+
+def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, Hit], unit: Unit,
+                         words: tuple[str, str] = CONTRACT_WORDS) -> list[tuple[Hit, Finding]]:
+    """The anchor's finding lists the sites that go with its kernel, and says so (`words`, English and Chinese,
+    formatted with the count and the rules): they are not counted apart."""
     taken: dict[Hit, list[Hit]] = {}
     for hit, anchor in folded.items():
         taken.setdefault(anchor, []).append(hit)
@@ -755,12 +790,8 @@ def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, 
             rules = ", ".join(sorted({h.rule for h in parts}))
             finding = finding.model_copy(update={
                 "sites": [where(hit.span.start_row)] + [where(row) for row in rows],
-                "message": Text(
-                    en=f"{finding.message.en} Its {len(rows)} dtype asserts, device buffers and AMP decorators "
-                       f"({rules}) only serve the kernel call: the replacement decides dtype and device, so they are "
-                       "sites of this finding, not counted on their own.",
-                    zh=f"{finding.message.zh} 其中 {len(rows)} 处 dtype 断言、设备缓冲区与 AMP 装饰器（{rules}）只服务于"
-                       "该 kernel 调用：由替换实现决定 dtype 与设备，因此作为本条的位置列出，不单独计数。")})
+                "message": Text(en=f"{finding.message.en} {words[0].format(n=len(rows), rules=rules)}",
+                                zh=f"{finding.message.zh} {words[1].format(n=len(rows), rules=rules)}")})
         result.append((hit, finding))
     return result
 
