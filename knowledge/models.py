@@ -428,10 +428,12 @@ class Rule(_Record):
         default_factory=list, description="Rules one of which the project must have (a project-scoped reminder about "
         "a DeviceMesh means nothing where no mesh names CUDA): without them this rule's findings are dropped"
     )
-    kernel_part: Literal["function", "contract"] | None = Field(
+    kernel_part: Literal["function", "contract", "launcher"] | None = Field(
         default=None, description="The rule's part in a custom kernel's port: function (an autograd Function around a "
         "compiled kernel), contract (a dtype pin or a tensor made on a device: where it only serves such a Function's "
-        "kernel call it becomes one of that Function's sites, analyzer/context/kernel_contract.py)"
+        "kernel call it becomes one of that Function's sites, analyzer/context/kernel_contract.py), launcher (a call "
+        "compiling a CUDA kernel outside torch, CuPy's: the device findings of its wrapper become its sites, "
+        "analyzer/context/kernel_wrapper.py)"
     )
     same_fix_as: dict[str, str] = Field(
         default_factory=dict,

@@ -31,12 +31,16 @@ def test_a_cudnn_switch_beside_a_model_without_convolutions_is_info(tmp_path):
     for finding in found.values():
         assert finding.severity == "info" and finding.reach == "runs"
         assert "no cuDNN operator" in finding.message.en and "convolution" in finding.message.en
+        # nothing to port: listed, not counted, and no rewrite to do (round 32 A1 row 34)
+        assert finding.effort_hours.high == 0 and finding.migration == "auto" and not finding.counted
+        assert "Nothing to port" in finding.replacement.en
 
 
 def test_a_cudnn_switch_stays_where_its_model_has_a_convolution_or_comes_from_a_library(tmp_path):
     write_tree(tmp_path, {"v2/train.py": TRAIN, "v2/src/model.py": LINEAR.replace("nn.Linear(4, 4)", "nn.LSTM(4, 4)")})
     found = _switches(tmp_path)
     assert found["PRC011"].severity == "low" and found["DEV402"].severity == "low"
+    assert found["DEV402"].migration == "rewrite" and found["DEV402"].effort_hours.high > 0 and found["DEV402"].counted
     # a conv in a library module the trainer imports through a package, and a functional conv
     write_tree(tmp_path, {"v2/src/model.py": "import torch.nn.functional as F\n\ndef f(x, w):\n    return F.conv1d(x, w)\n"})
     assert _switches(tmp_path)["PRC011"].severity == "low"

@@ -210,6 +210,20 @@ def test_a_finding_in_byte_identical_copies_is_reported_once_with_the_copies_as_
     assert not folded[1].sites and not folded[2].sites  # another file; a copy the report counts otherwise (a test)
 
 
+def test_a_finding_with_sites_in_its_own_file_folds_with_its_copies():
+    """Round 32 B1 row 2: a CUDA kernel's OPS050 in four byte-identical softsplat.py, each with its wrapper's lines
+    as sites: one finding, the copies' lines added to its sites."""
+    digests = {"a/splat.py": "d1", "b/splat.py": "d1"}
+    findings = [finding("OPS050", path, 225).model_copy(update={"sites": [f"{path}:225", f"{path}:283"]})
+                for path in ("a/splat.py", "b/splat.py")]
+    folded = ps.fold_identical_files(findings, digests)
+    assert keys(folded) == [("OPS050", "a/splat.py", 225)]
+    assert folded[0].sites == ["a/splat.py:225", "a/splat.py:283", "b/splat.py:225"]
+    # sites in another file (a finding already folded across files): left as it is
+    elsewhere = [f.model_copy(update={"sites": [f"{f.path}:225", "c/other.py:1"]}) for f in findings]
+    assert keys(ps.fold_identical_files(elsewhere, digests)) == keys(elsewhere)
+
+
 def test_files_that_differ_keep_their_own_findings():
     findings = [finding("DEV007", "a/gpt2.py", 23), finding("DEV007", "b/gpt2.py", 23)]
     assert keys(ps.fold_identical_files(findings, {"a/gpt2.py": "d1", "b/gpt2.py": "d2"})) == keys(findings)

@@ -142,6 +142,46 @@ def test_an_if_holding_only_cuda_seeding_calls_looks_at_the_block_around_it():
     assert decided(mixed, "torch.cuda.manual_seed_all") is None
 
 
+SWITCH_GUARD = ("import torch\ndef set_seed(s):\n    torch.manual_seed(s)\n    if torch.cuda.is_available():\n"
+                "        torch.cuda.manual_seed(s)\n        torch.cuda.manual_seed_all(s)\n        {switch}\n")
+
+
+def decided_with_imports(code: str, needle: str) -> str | None:
+    from ascend_feasibility.analyzer.reading.python_names import ImportTable
+
+    node = node_at(code, needle)
+    imports = ImportTable()
+    imports.add_tree(parsing.root_of(node))
+    found = seeding.seeded_for_every_device(node, imports)
+    return found.reason().removesuffix(f" ({seeding.SEEDS_EVERY_DEVICE})") if found is not None else None
+
+
+@pytest.mark.parametrize("switch", ["torch.backends.cudnn.deterministic = True", "torch.backends.cudnn.benchmark = False",
+                                    "torch.backends.cuda.matmul.allow_tf32 = False"])
+def test_cuda_backend_switches_beside_the_seeding_calls_are_left_aside(switch):
+    # round 32 A2 rows 51, 52, 58 (set_seed with cudnn.deterministic under the check): the switches act on CUDA
+    # kernels only, and torch.manual_seed(s) has seeded the NPU already
+    code = SWITCH_GUARD.format(switch=switch)
+    assert decided_with_imports(code, "torch.cuda.manual_seed(s)") == "line 3: torch.manual_seed(s)"
+    assert decided_with_imports(code, "torch.cuda.manual_seed_all") == "line 3: torch.manual_seed(s)"
+
+
+@pytest.mark.parametrize("other", [
+    "torch.backends.cudnn.deterministic = flag()",  # a call's value: not a plain switch
+    "device = torch.device('cuda')",  # not a switch: the body does more than seed
+    "model.deterministic = True",  # an attribute outside the switch namespaces
+])
+def test_other_statements_beside_the_seeding_calls_keep_them_apart(other):
+    code = SWITCH_GUARD.format(switch=other)
+    assert decided_with_imports(code, "torch.cuda.manual_seed(s)") is None
+
+
+def test_switches_without_the_torch_call_are_no_seeding():
+    code = SWITCH_GUARD.format(switch="torch.backends.cudnn.deterministic = True").replace(
+        "    torch.manual_seed(s)\n", "    random.seed(s)\n")
+    assert decided_with_imports(code, "torch.cuda.manual_seed(s)") is None
+
+
 SEED_HELPER = "def seed_cuda(s):\n    {body}\n\ndef main(s):\n    torch.manual_seed(s)\n    {call}\n"
 
 

@@ -1,7 +1,8 @@
 """cuDNN's own switches where nothing cuDNN runs is built: `torch.backends.cudnn.allow_tf32 = False` (PRC011) and
 `torch.backends.cudnn.deterministic` (DEV402) act on cuDNN's convolutions, RNNs and CTC loss only. In an RWKV trainer
 (linear layers, embeddings and its own CUDA kernels) the switch changed nothing on CUDA, and its NPU mirror
-(`torch.npu.conv.allow_hf32`) changes nothing either: the finding stays, at info, saying why.
+(`torch.npu.conv.allow_hf32`) changes nothing either: the finding stays, at info, saying why, with no effort and no
+rewrite kind (listed, not counted).
 
 Per file (phases facts, `cudnn_ops`): does the file name such an operator (`nn.Conv2d`, `F.conv1d`, `torch.conv2d`,
 `nn.LSTM`, `nn.CTCLoss`), or load a model or module by name (`torch.hub.load`, `importlib.import_module`)? Read only
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
-from ascend_feasibility.analyzer.core.models import Finding, Text
+from ascend_feasibility.analyzer.core.models import EffortHours, Finding, Text
 from ascend_feasibility.knowledge import load_context_conventions
 
 if TYPE_CHECKING:
@@ -36,6 +37,11 @@ NOTE = Text(
        "is no cuDNN operator for it to act on, on CUDA or on the NPU.",
     zh="此处它不起任何作用：与该文件一同加载的代码（导入它的文件及其导入的文件，共 {count} 个）没有构建卷积、RNN 或 CTC "
        "损失，也没有导入构建整个模型的库，因此无论在 CUDA 还是 NPU 上，都没有它能作用的 cuDNN 算子。",
+)
+
+NOTHING = Text(
+    en="Nothing to port: the line can stay or go; it acts on no operator this code builds.",
+    zh="无需迁移：该行可保留也可删除；它不作用于这段代码构建的任何算子。",
 )
 
 
@@ -81,7 +87,9 @@ def idle_switches(findings: list[Finding], facts: list[ModuleFacts]) -> list[Fin
             count = idle[finding.path]
             message = Text(en=f"{finding.message.en} {NOTE.en.format(count=count)}",
                            zh=f"{finding.message.zh}{NOTE.zh.format(count=count)}")
-            finding = finding.model_copy(update={"severity": "info", "message": message})
+            # nothing to port and nothing to count (round 32 A1 row 34): no effort, and no rewrite kind
+            finding = finding.model_copy(update={"severity": "info", "message": message, "migration": "auto",
+                                                 "effort_hours": EffortHours(low=0.0, high=0.0), "replacement": NOTHING})
         result.append(finding)
     return result
 

@@ -84,7 +84,6 @@ def only_sets_switches(block: Node, imports: ImportTable, depth: int = 0) -> boo
     statements = [s for s in block.named_children if s.type != "comment"]
     if not statements or depth > MAX_DEPTH:
         return False
-    namespaces = tuple(n + "." for n in load_context_conventions().cudnn.switch_namespaces)
     for statement in statements:
         if statement.type == "if_statement":
             body = statement.child_by_field_name("consequence")
@@ -92,15 +91,22 @@ def only_sets_switches(block: Node, imports: ImportTable, depth: int = 0) -> boo
                     or not only_sets_switches(body, imports, depth + 1):
                 return False
             continue
-        head = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        if head is None or head.type != "assignment":
-            return False
-        left, right = head.child_by_field_name("left"), head.child_by_field_name("right")
-        if left is None or left.type != "attribute" or right is None or right.type not in SWITCH_VALUES:
-            return False
-        if not (qualified_name(left, imports) or "").startswith(namespaces):
+        if not sets_switch(statement, imports):
             return False
     return True
+
+
+def sets_switch(statement: Node, imports: ImportTable) -> bool:
+    """Is the statement `torch.backends.cudnn.deterministic = True` (an assignment of a plain value to a CUDA backend
+    switch, knowledge/context/conventions.toml cudnn switch_namespaces)?"""
+    head = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    if head is None or head.type != "assignment":
+        return False
+    left, right = head.child_by_field_name("left"), head.child_by_field_name("right")
+    if left is None or left.type != "attribute" or right is None or right.type not in SWITCH_VALUES:
+        return False
+    namespaces = tuple(n + "." for n in load_context_conventions().cudnn.switch_namespaces)
+    return (qualified_name(left, imports) or "").startswith(namespaces)
 
 
 def bound_names(block: Node) -> list[str]:

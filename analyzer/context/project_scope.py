@@ -93,6 +93,13 @@ def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
 _SITE = re.compile(r"^(?P<path>.+):(?P<line>\d+)(?: \(cell (?P<cell>\d+)\))?$")
 
 
+def _own_sites(finding: Finding) -> bool:
+    """Are the finding's sites, if any, all in its own file (an autograd Function's or a CUDA kernel's sites in its
+    wrapper, analyzer/core/filework.py): a copy of the file holds the same ones, so the finding folds with its copies'
+    (round 32 B1 row 2: four byte-identical softsplat.py)."""
+    return all(site.startswith(f"{finding.path}:") for site in finding.sites or [])
+
+
 def _site(finding: Finding) -> str:
     return f"{finding.path}:{finding.line}" + (f" (cell {finding.cell})" if finding.cell else "")
 
@@ -260,7 +267,8 @@ def fold_identical_files(findings: list[Finding], digests: dict[str, str | None]
     previous_version/.../dependencies hold the same models/gpt2.py) are one piece of work, done once and copied: each
     finding of the copies is reported once, at the first path, the others listed as its sites. Only findings alike in
     where they sit and what the report says of them (rule, line, column, symbol, severity, reach and its reason,
-    role) fold, so a copy whose context differs (a test copy, an unreached one) keeps its own."""
+    role) fold, so a copy whose context differs (a test copy, an unreached one) keeps its own. A finding with sites in
+    its own file only (a kernel's wrapper) folds too, the copies' lines added to its sites."""
     paths_of: dict[str, list[str]] = defaultdict(list)
     for path, digest in digests.items():
         if digest:
@@ -273,7 +281,7 @@ def fold_identical_files(findings: list[Finding], digests: dict[str, str | None]
     dropped: set[int] = set()
     for finding in findings:
         digest = digest_of.get(finding.path)
-        if digest is None or finding.suppressed or finding.sites:
+        if digest is None or finding.suppressed or not _own_sites(finding):
             continue
         key = (digest, finding.rule, finding.cell, finding.line, finding.column, finding.symbol, finding.severity,
                finding.reach, finding.reach_reason, finding.role)
@@ -292,6 +300,7 @@ def fold_identical_files(findings: list[Finding], digests: dict[str, str | None]
             message = Text(en=f"{finding.message.en} The same file is copied byte for byte at {len(more)} more "
                               f"{'path' if len(more) == 1 else 'paths'} (listed as sites), counted once.",
                            zh=f"{finding.message.zh} 同一文件另有 {len(more)} 份逐字节相同的副本（已列为位置），只计一次。")
-            finding = finding.model_copy(update={"sites": [_site(finding), *more][:MAX_SITES], "message": message})
+            finding = finding.model_copy(update={"sites": [*(finding.sites or [_site(finding)]), *more][:MAX_SITES],
+                                                 "message": message})
         result.append(finding)
     return result

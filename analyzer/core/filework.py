@@ -21,6 +21,7 @@ from ascend_feasibility.analyzer.context.feature_gates import (
     bound_names,
     only_sets_switches,
     only_turns_feature_on,
+    sets_switch,
     unread_after,
 )
 from ascend_feasibility.analyzer.context.guards import (
@@ -33,12 +34,13 @@ from ascend_feasibility.analyzer.context.guards import (
     tries_with_fallback,
 )
 from ascend_feasibility.analyzer.context.kernel_contract import contract_sites
+from ascend_feasibility.analyzer.context.kernel_wrapper import wrapper_sites
 from ascend_feasibility.analyzer.context.npu_arms import NpuArms
 from ascend_feasibility.analyzer.context.nvidia_kits import nvidia_command
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.predicate_helpers import CLASSES
 from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, npu_branch
-from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
+from ascend_feasibility.analyzer.context.seeding import seeded_by_torch, seeded_for_every_device
 from ascend_feasibility.analyzer.context.shim_none import shim_guard
 from ascend_feasibility.analyzer.context.unexported import unexported_reason
 from ascend_feasibility.analyzer.context.versions import (
@@ -234,15 +236,17 @@ class FileWorker:
         self._cuda_only_checks(unit, kept, places)
         self._legacy_triton(unit, kept, places)
         folded = self._kernel_contracts(unit, kept, places)
+        wrapped = self._kernel_wrappers(unit, kept, places)
         twins = _keyword_twins(unit, kept, places)
         for hit in kept:
-            if hit in folded or hit in twins:
+            if hit in folded or hit in wrapped or hit in twins:
                 continue
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
         findings = _with_twin_sites(findings, twins) if twins else findings
-        return _with_contract_sites(findings, folded, unit) if folded else findings
+        findings = _with_contract_sites(findings, folded, unit) if folded else findings
+        return _with_contract_sites(findings, wrapped, unit, WRAPPER_WORDS) if wrapped else findings
 
     def _hits(self, unit: Unit, result: FileResult) -> list[Hit]:
         """Every scanner's matches in the unit, before any is merged or placed."""
@@ -322,6 +326,24 @@ class FileWorker:
                 folded[hit] = anchor
         return folded
 
+    def _kernel_wrappers(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
+        """Each device finding inside the wrapper of a launcher compiling a CUDA kernel outside torch (CuPy), with the
+        launcher's own finding (kernel_wrapper.py): the kernel's port replaces the wrapper. Only within one role."""
+        anchors = [h for h in hits if self.kb.rules[h.rule].kernel_part == "launcher"]
+        if not anchors or unit.kind != "python" or not unit.parsed:
+            return {}
+        root = unit.tree()
+
+        def node(hit: Hit):
+            span = hit.span
+            return root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+
+        by_node = {n.id: h for h in anchors if (n := node(h)) is not None}
+        sites = [(h, n) for h in hits if self.kb.rules[h.rule].domain == "device" and (n := node(h)) is not None]
+        found = wrapper_sites(root, [n for h in anchors if (n := node(h)) is not None], sites)
+        return {hit: by_node[anchor_node.id] for hit, anchor_node in found.items()
+                if places[by_node[anchor_node.id]].role == places[hit].role}
+
     def _legacy_triton(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
         """A unit whose Triton kernels are all Triton 1.x code (`**meta` parameters): they cannot compile with the
         Triton of torch 2.x, so its kernel findings (the kernels and the autograd Functions launching them) are dead
@@ -386,6 +408,13 @@ class FileWorker:
                 reach = next(iter(settled))
                 reason = f"line {statement.start_point.row + 1}: the check guards only code that is {reach} ({places[inside[0]].reason})"
                 places[check] = Place(places[check].role, reach, reason)
+            elif inside and (seeding := _seeding_beside_switches(body, inside, places, unit.imports())) is not None:
+                # `torch.manual_seed(s)` then `if torch.cuda.is_available(): torch.cuda.manual_seed(s);
+                # torch.backends.cudnn.deterministic = True` (round 32 A2 rows 51, 52, 58): the seeding is covered on
+                # Ascend, and the switches act on CUDA kernels only, so skipping the body there changes nothing
+                reason = (f"line {statement.start_point.row + 1}: the check guards only code that is npu-path "
+                          f"({places[seeding].reason}) and CUDA backend switches, which nothing on the NPU reads")
+                places[check] = Place(places[check].role, "npu-path", reason)
             elif inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only guards a message"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
@@ -591,7 +620,7 @@ class FileWorker:
         test = test_function(node) if role in COUNTED_ROLES else None
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
-        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
+        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain, unit.imports())
                  or self.guards.guard_of_callers(node, domain, hit.rule) or self.npu_arms.guard(node)
                  or (self.display.cosmetic(node, hit.rule, hit.symbol) if _output_shown(unit) else None)
                  or self.opt_in.guard(node, domain, hit.symbol, hit.rule) or self.guards.fallback_definition(node))
@@ -604,7 +633,7 @@ class FileWorker:
     def _npu_native_builder(self) -> str | None:
         return next((p for p in self.context.npu_files if "builder" in p.lower()), None)
 
-    def _gate(self, node, rule: str, domain: str):
+    def _gate(self, node, rule: str, domain: str, imports=None):
         """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py). A CUDA-only feature itself
         (a kernel, a fused attention library) after a check that raises on NPU stays a finding: Ascend gets the raise."""
         conventions = self.guards.guards
@@ -616,7 +645,7 @@ class FileWorker:
         if guard is None and domain not in self.guards.feature_domains:
             guard = self.gates.excluded_before(node)
         return (guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
-                or (seeded_for_every_device(node) if rule == "DEV106" else None) or self.gates.users_guarded(node)
+                or (seeded_for_every_device(node, imports) if rule == "DEV106" else None) or self.gates.users_guarded(node)
                 or self.gates.device_off.guard(node))
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
@@ -733,8 +762,22 @@ def _with_twin_sites(findings: list[tuple[Hit, Finding]], twins: dict[Hit, Hit])
     return result
 
 
-def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, Hit], unit: Unit) -> list[tuple[Hit, Finding]]:
-    """The Function's finding lists the sites that go with its kernel, and says so: they are not counted apart."""
+CONTRACT_WORDS = (
+    "Its {n} dtype asserts, device buffers and AMP decorators ({rules}) only serve the kernel call: the replacement "
+    "decides dtype and device, so they are sites of this finding, not counted on their own.",
+    "其中 {n} 处 dtype 断言、设备缓冲区与 AMP 装饰器（{rules}）只服务于该 kernel 调用：由替换实现决定 dtype 与设备，因此作为本条的位置列出，不单独计数。")
+WRAPPER_WORDS = (
+    "Its wrapper's {n} device lines ({rules}: CUDA tests, the CUDA stream, the toolkit path) only serve this CUDA "
+    "kernel and go with it when it is rewritten, so they are sites of this finding, not counted on their own; do not "
+    "switch those tests to the NPU, which would hand NPU pointers to the CUDA kernel.",
+    "其封装中的 {n} 处设备代码（{rules}：CUDA 判断、CUDA 流、工具链路径）只服务于该 CUDA 内核，随内核重写一并移除，因此作为本条的位置列出，"
+    "不单独计数；不要把这些判断改为 NPU，否则会把 NPU 指针传给 CUDA 内核。")
+
+
+def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, Hit], unit: Unit,
+                         words: tuple[str, str] = CONTRACT_WORDS) -> list[tuple[Hit, Finding]]:
+    """The anchor's finding lists the sites that go with its kernel, and says so (`words`, English and Chinese,
+    formatted with the count and the rules): they are not counted apart."""
     taken: dict[Hit, list[Hit]] = {}
     for hit, anchor in folded.items():
         taken.setdefault(anchor, []).append(hit)
@@ -747,12 +790,8 @@ def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, 
             rules = ", ".join(sorted({h.rule for h in parts}))
             finding = finding.model_copy(update={
                 "sites": [where(hit.span.start_row)] + [where(row) for row in rows],
-                "message": Text(
-                    en=f"{finding.message.en} Its {len(rows)} dtype asserts, device buffers and AMP decorators "
-                       f"({rules}) only serve the kernel call: the replacement decides dtype and device, so they are "
-                       "sites of this finding, not counted on their own.",
-                    zh=f"{finding.message.zh} 其中 {len(rows)} 处 dtype 断言、设备缓冲区与 AMP 装饰器（{rules}）只服务于"
-                       "该 kernel 调用：由替换实现决定 dtype 与设备，因此作为本条的位置列出，不单独计数。")})
+                "message": Text(en=f"{finding.message.en} {words[0].format(n=len(rows), rules=rules)}",
+                                zh=f"{finding.message.zh} {words[1].format(n=len(rows), rules=rules)}")})
         result.append((hit, finding))
     return result
 
@@ -858,6 +897,26 @@ def init_worker(torch_npu: str | None, context: ProjectContext | None = None,
 def process_in_worker(project_file: ProjectFile) -> FileResult:
     assert _WORKER is not None, "init_worker was not called in this process"
     return _WORKER.process(project_file)
+
+
+def _seeding_beside_switches(body, inside: list[Hit], places: dict, imports) -> Hit | None:
+    """The first seeding hit of a check's body that holds only call statements whose hits torch's own seeding covers
+    (npu-path, analyzer/context/seeding.py) and CUDA backend switch assignments (at least one of each); None
+    otherwise. The switches' own hits (DEV402 on `cudnn.deterministic`) are left aside."""
+    statements = [c for c in body.named_children if c.type != "comment"]
+    switches = [s for s in statements if sets_switch(s, imports)]
+    calls = [s for s in statements if s not in switches]
+    if not switches or not calls or not all(s.type == "expression_statement" and s.named_children
+                                            and s.named_children[0].type == "call" for s in calls):
+        return None
+    seeding = []
+    for statement in calls:  # each call is a seeding call torch's own call covers: none is skipped with a loss
+        rows = range(statement.start_point.row, statement.end_point.row + 1)
+        own = [h for h in inside if h.span.start_row in rows]
+        if not own or any(not seeded_by_torch(places[h].reason) for h in own):
+            return None
+        seeding += own
+    return seeding[0]
 
 
 def _feature_reason(statement: Node, body: Node, features: list[str]) -> str:
