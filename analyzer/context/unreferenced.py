@@ -63,7 +63,7 @@ from ascend_feasibility.analyzer.context.unloaded import (
     top_folder,
     unpublished_packages,
 )
-from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, PROSE_SUFFIXES, writers
+from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, MIN_NAME, PROSE_SUFFIXES, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -141,9 +141,15 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     for path, symbol, users in candidates:
         name = symbol[0]
         others = written.get(name, set()) - {path}
-        if symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
+        demo = users == (MAIN_BLOCK_USER,)  # a self-test's demo: only a file that can load it names it
+        if demo and len(name) < MIN_NAME and symbol[3] in ("function", "class"):
+            # a short name (`run`, passed as `pool.imap_unordered(run, ...)`) no file's words are searched for: the
+            # Python files whose imports can reach it (`from m import run`, `import m`) may name it
+            modules = frozenset(load_names(path))
+            others = {f.path for f in facts if f.path != path and f.path.endswith(".py")
+                      and verdicts.reaches(f, modules, name)}
+        elif symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
             modules = frozenset(load_names(path))  # frozen once: ImportVerdicts keys its packages by it
-            demo = users == (MAIN_BLOCK_USER,)  # a self-test's demo: only a file that can load it names it
             others = {other for other in others if _may_name(by_path[other], modules, name, demo, verdicts)}
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:
