@@ -39,7 +39,9 @@ imported; definitions decorated only by a cache (`@lru_cache()`) are
 read too. A self-test's demo in an application (a class built only under its own module's `if __name__ ==
 "__main__":`, Glow) that other files import and name only inside their own module-level definitions, or never again,
 is unreached when those are (round 29 A1 row 3, B2 row 27; openpose's Hand, imported only by its package's
-__init__.py, A1 row 5); a library's module keeps it. Decorated
+__init__.py, A1 row 5); a library's module keeps it. A demo function whose name is too short for the word index
+(`run`, passed as `pool.imap_unordered(run, ...)` by the block: round 32 A1 row 12, B1 row 21) is asked of the Python
+files whose imports can reach it instead (`from m import run`, `import m`): none, and it is the block's too. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
 names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
 """
