@@ -444,17 +444,43 @@ def test_a_parameter_a_caller_in_the_file_turns_on_is_no_opt_in():
     assert [r for _, r, _ in _reach(not_turned_on, "ATT001")] == ["optional"]
 
 
-def test_a_cuda_only_setting_under_a_generic_switch_stays_a_port_item():
-    # diffusers examples: `if args.allow_tf32: torch.backends.cuda.matmul.allow_tf32 = True` — on Ascend the switch
-    # should turn on HF32, so the port rewrites it
-    code = ("import argparse\n"
-            "import torch\n"
-            "parser = argparse.ArgumentParser()\n"
-            "parser.add_argument('--allow_tf32', action='store_true')\n"
-            "def main(args):\n"
-            "    if args.allow_tf32:\n"
-            "        torch.backends.cuda.matmul.allow_tf32 = True\n")
-    assert [r for _, r, _ in _reach(code, "PRC010")] == ["runs"]
+TF32_SWITCH = ("import argparse\n"
+               "import torch\n"
+               "parser = argparse.ArgumentParser()\n"
+               "parser.add_argument('--allow_tf32', action='store_true')\n"
+               "def main(args):\n"
+               "    if args.allow_tf32:\n"
+               "        torch.backends.cuda.matmul.allow_tf32 = True\n"
+               "        torch.ones(1).cuda()\n")
+
+
+def test_a_tf32_setting_under_an_off_by_default_switch_is_optional_with_its_advice():
+    # round 32 A1 row 30, B1 row 25, B2 row 31: `if args.allow_tf32:` (store_true) in a training script whose launchers
+    # never pass it: an opt-in (PRC010 is a switch_feature_rule); the HF32 advice is kept for a user turning it on
+    [(line, reach, reason)] = _reach(TF32_SWITCH, "PRC010")
+    assert (line, reach) == (7, "optional")
+    assert "`--allow_tf32` is off unless given (line 4)" in reason
+    [finding] = [f for f in scan(TF32_SWITCH).findings if f.rule == "PRC010"]
+    assert "HF32" in finding.message.en
+    # the switch names no opt-in feature: other device code under it must still work when a user turns it on
+    assert [r for _, r, _ in _reach(TF32_SWITCH, "DEV004")] == ["runs"]
+
+
+def test_a_tf32_setting_on_by_default_or_unconditional_stays_a_port_item():
+    on = TF32_SWITCH.replace("action='store_true')", "action='store_true', default=True)")
+    assert [r for _, r, _ in _reach(on, "PRC010")] == ["runs"]
+    bare = TF32_SWITCH.replace("    if args.allow_tf32:\n        torch.backends", "    torch.backends")
+    assert [r for _, r, _ in _reach(bare, "PRC010")] == ["runs"]
+
+
+def test_a_tf32_switch_a_launch_script_passes_is_no_opt_in(tmp_path):
+    write_tree(tmp_path, {"train.py": TF32_SWITCH + "main(parser.parse_args())\n",
+                          "train.sh": "#!/bin/bash\naccelerate launch train.py --allow_tf32 --lr 1e-4\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert [f.reach for f in report.findings if f.rule == "PRC010"] == ["runs"]
+    write_tree(tmp_path, {"train.sh": "#!/bin/bash\naccelerate launch train.py --lr 1e-4\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert [f.reach for f in report.findings if f.rule == "PRC010"] == ["optional"]
 
 
 def _dataclass_project(tmp_path, field_line: str, condition: str, launch: str | None = None):

@@ -589,3 +589,46 @@ def test_a_function_named_in_an_arm_that_may_run_keeps_its_reach(tmp_path):
                                 "llava/train/train_mem.py": "from llava.train.tiles import build\nbuild([])\n"})
         reach = _reach_by_line(tmp_path)
         assert reach[("llava/train/tiles.py", 6)] == ("runs", None), test
+
+
+def _pooled_tool(tmp_path, importer: str = "from face.keypoints import Extractor\nExtractor().go()\n") -> None:
+    """Round 32 B1 C4: a package module the product imports for a class, whose short-named `run` only its own
+    `if __name__ == "__main__":` batch tool passes on (`pool.imap_unordered(run, ...)`)."""
+    write_tree(tmp_path, {
+        "infer.py": importer,
+        "face/__init__.py": "",
+        "face/keypoints.py": ("import torch\nfrom multiprocessing import Pool\n"
+                       "class Extractor:\n    def go(self):\n        return 1\n"
+                       "def run(data):\n" + CUDA +
+                       "if __name__ == '__main__':\n    pool = Pool(2)\n"
+                       "    for done in pool.imap_unordered(run, [1, 2]):\n        print(done)\n"),
+    })
+
+
+def test_a_short_named_function_only_the_self_test_block_passes_on_is_a_demo(tmp_path):
+    _pooled_tool(tmp_path)
+    reach, why = _reach_by_line(tmp_path)[("face/keypoints.py", 7)]
+    assert reach == "optional"
+    assert "function run is named only in the self-test block" in why
+
+
+def test_a_short_named_self_test_function_a_product_file_can_import_keeps_its_reach(tmp_path):
+    for importer in ("from face.keypoints import Extractor, run\nExtractor().go()\nrun(1)\n",
+                     "import face.keypoints\nface.keypoints.Extractor().go()\nface.keypoints.run(1)\n"):
+        _pooled_tool(tmp_path / importer[:4], importer)
+        assert _reach_by_line(tmp_path / importer[:4])[("face/keypoints.py", 7)] == ("runs", None), importer
+
+
+def test_a_short_name_is_listed_only_where_the_main_block_alone_names_it():
+    from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER
+    from ascend_feasibility.domains.phases.symbols import module_symbols
+    text = ("def run(x):\n    return x\n"
+            "def go(x):\n    return x\n"
+            "def fn(x):\n    return x\n"
+            "def caller(x):\n    return go(x)\n"
+            "caller(1)\n"
+            "if __name__ == '__main__':\n    pool.map(run, [1])\n")
+    unnamed, inner = module_symbols(_unit(text))
+    # `fn`, named nowhere, and `go`, named only in another definition: too short to ask other files about
+    assert unnamed == []
+    assert inner == [("run", 1, 2, "function", [MAIN_BLOCK_USER])]

@@ -84,8 +84,9 @@ class OptInReader:
         guards.unit_resets.append(self._forget_unit)
 
     def guard(self, node: Node, domain: str, symbol: str, rule: str = "") -> Guard | None:
-        # a kernel, a fused library or torch.compile: any off-by-default switch makes it optional; a CUDA-only setting
-        # (TF32, cuDNN) under `--allow_tf32` is no opt-in feature: the port makes the switch work on NPU (HF32)
+        # a kernel, a fused library or torch.compile: any off-by-default switch makes it optional; so does it a rule
+        # of switch_feature_rules (a TF32 setting under `--allow_tf32`: the port mirrors it to HF32 where the user
+        # turns it on, the advice stays; a launcher passing the switch makes it `runs` again: switched_on.py)
         feature = domain in self.guards.feature_domains or rule in self.guards.flag_rules
         found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
                  or self.children.guard(node) or self.switches.guard(node, feature or rule in self.switch_features))

@@ -39,7 +39,9 @@ imported; definitions decorated only by a cache (`@lru_cache()`) are
 read too. A self-test's demo in an application (a class built only under its own module's `if __name__ ==
 "__main__":`, Glow) that other files import and name only inside their own module-level definitions, or never again,
 is unreached when those are (round 29 A1 row 3, B2 row 27; openpose's Hand, imported only by its package's
-__init__.py, A1 row 5); a library's module keeps it. Decorated
+__init__.py, A1 row 5); a library's module keeps it. A demo function whose name is too short for the word index
+(`run`, passed as `pool.imap_unordered(run, ...)` by the block: round 32 A1 row 12, B1 row 21) is asked of the Python
+files whose imports can reach it instead (`from m import run`, `import m`): none, and it is the block's too. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
 names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
 """
@@ -63,7 +65,13 @@ from ascend_feasibility.analyzer.context.unloaded import (
     top_folder,
     unpublished_packages,
 )
-from ascend_feasibility.analyzer.context.written_names import DEAD_ARM_USER, MAIN_BLOCK_USER, PROSE_SUFFIXES, writers
+from ascend_feasibility.analyzer.context.written_names import (
+    DEAD_ARM_USER,
+    MAIN_BLOCK_USER,
+    MIN_NAME,
+    PROSE_SUFFIXES,
+    writers,
+)
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -144,9 +152,15 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     for path, symbol, users in candidates:
         name = symbol[0]
         others = written.get(name, set()) - {path}
-        if symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
+        demo = users == (MAIN_BLOCK_USER,)  # a self-test's demo: only a file that can load it names it
+        if demo and len(name) < MIN_NAME and symbol[3] in ("function", "class"):
+            # a short name (`run`, passed as `pool.imap_unordered(run, ...)`) no file's words are searched for: the
+            # Python files whose imports can reach it (`from m import run`, `import m`) may name it
+            modules = frozenset(load_names(path))
+            others = {f.path for f in facts if f.path != path and f.path.endswith(".py")
+                      and verdicts.reaches(f, modules, name)}
+        elif symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
             modules = frozenset(load_names(path))  # frozen once: ImportVerdicts keys its packages by it
-            demo = users == (MAIN_BLOCK_USER,)  # a self-test's demo: only a file that can load it names it
             others = {other for other in others if _may_name(by_path[other], modules, name, demo, verdicts)}
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:

@@ -172,7 +172,7 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
         if name is None or name.type != "identifier" or (statement is not definition and not _inert(statement)):
             continue
         text = parsing.text(name)
-        if len(text) >= MIN_NAME and not text.startswith("__"):
+        if text and not text.startswith("__"):  # a short name (`run`) is kept only if the main block alone names it
             found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, DEFINITIONS[definition.type],
                           statement, statement is definition))
     if not found or _looks_names_up(unit):
@@ -181,9 +181,13 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
         return [], []
     named, users = _named_elsewhere(unit, found)
     unnamed = [(name, start, end, kind) for name, start, end, kind, _, plain in found if name not in named and plain
-               and name not in users and kind != "main"]
+               and name not in users and kind != "main" and len(name) >= MIN_NAME]
+    # a name shorter than MIN_NAME no other file's words can be searched for: listed only where the file's own
+    # `if __name__ == "__main__":` block alone names it (`pool.imap_unordered(run, ...)`), for the project pass to
+    # ask the files importing the module (unreferenced.py)
     inner = [(name, start, end, kind, sorted(users[name])) for name, start, end, kind, _, _ in found
-             if name not in named and name in users and kind != "main"]
+             if name not in named and name in users and kind != "main"
+             and (len(name) >= MIN_NAME or users[name] == {MAIN_BLOCK_USER})]
     return unnamed, inner
 
 
