@@ -188,6 +188,46 @@ def launch_lines(text: str, command_fences: frozenset[str] = frozenset()) -> lis
     return found
 
 
+_CD = re.compile(r"(?:^|&&|;)\s*cd\s+\S")
+
+
+def launch_folders(text: str, command_fences: frozenset[str] = frozenset()) -> list[tuple[int, str, list[str]]]:
+    """(line, folder, argument words) of each runner command of launch_lines, with the folder the document's `cd`
+    commands before it moved into (relative, as written, joined: `cd ./sub` then `python run.py` runs sub/run.py; ""
+    at the start or after a `cd` to an absolute, home or variable path). The caller resolves the folder in the tree:
+    a reader's `cd repo` into the clone is a prefix the tree's paths do not have."""
+    view = _commands_view(text, lambda command: bool(_RUN.search(command) or _CD.search(command)), _placeholders_out,
+                          command_fences)
+    if not view.strip():
+        return []
+    runs = {(line, tuple(words)) for line, _program, words in launch_lines(text, command_fences)}
+    found: list[tuple[int, str, list[str]]] = []
+    folder = ""
+    for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                    parsing.parse("bash", view.encode())).get("command", []):
+        words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        if parsing.text(command.child_by_field_name("name")) == "cd":
+            folder = _moved(folder, words[0] if words else "")
+        elif (command.start_point.row + 1, tuple(words)) in runs:
+            found.append((command.start_point.row + 1, folder, words))
+    return found
+
+
+def _moved(folder: str, target: str) -> str:
+    """The folder `cd target` moves into from `folder` (both relative to where the reader started)."""
+    if not target or target.startswith(("/", "~", "$", "-")):
+        return ""
+    parts = [part for part in folder.split("/") if part]
+    for part in target.split("/"):
+        if part == "..":
+            if not parts:
+                return ""
+            parts.pop()
+        elif part not in {"", "."}:
+            parts.append(part)
+    return "/".join(parts)
+
+
 def launch_flags(text: str) -> tuple[str, ...]:
     """The `--flag` words (before any `=`) the document's runner commands pass, each once, in document order:
     `python setup.py develop --cuda_ext` passes `--cuda_ext` (switched_on.py: a build switch the README turns on)."""
