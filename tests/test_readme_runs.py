@@ -191,20 +191,23 @@ def test_the_headline_phase_follows_the_readme_first_usage(tmp_path):
 def test_usage_order_runs_a_script_in_the_folder_the_readme_cds_into():
     """Round 32 V7: a README that leads with `cd ./Demo; python run_app.py` (one of several sibling sub-projects,
     a training folder beside them) runs Demo/run_app.py; a `cd` into the clone adds a prefix the tree lacks; without
-    a `cd`, or after one to an absolute path, the script is read from the root."""
+    a `cd`, or after one to an absolute path, the script is read from the root; a script the root holds is the root's
+    (`cd pkg` into a clone named like the tree's package folder)."""
     from ascend_feasibility.analyzer.context.readme_runs import usage_order
 
-    paths = ["Demo/run_app.py", "Other/run_app.py", "Training/train.py", "run_app.py", "tool.py"]
+    paths = ["Demo/run_app.py", "Other/serve.py", "Training/train.py", "tool.py", "demo.py", "pkg/demo.py"]
     leads_with_demo = ("```bash\ngit clone x\ncd ./repo\n```\n```bash\ncd ./Demo\nconda create -n a python==3.10\n```\n"
                        "```\ncd ./Demo\npython run_app.py\n```\n```\ncd ../Training && python train.py\n```\n")
     assert usage_order(leads_with_demo, paths) == ("Demo/run_app.py", "Training/train.py")
-    assert usage_order("```bash\ncd Other\npython run_app.py\ncd ..\npython tool.py\n```\n", paths) == (
-        "Other/run_app.py", "tool.py")
-    assert usage_order("```bash\npython run_app.py\n```\n", paths) == ("run_app.py",)
-    assert usage_order("```bash\ncd /opt/Demo\npython run_app.py\n```\n", paths) == ("run_app.py",)
+    assert usage_order("```bash\ncd Other\npython serve.py\ncd ..\npython tool.py\n```\n", paths) == (
+        "Other/serve.py", "tool.py")
+    assert usage_order("```bash\ncd <root>\ncd Other && python serve.py\n```\n", paths) == ("Other/serve.py",)
+    assert usage_order("```bash\npython run_app.py\n```\n", paths) == ()
+    assert usage_order("```bash\ncd /opt/Demo\npython run_app.py\n```\n", paths) == ()
     assert usage_order("```bash\ncd Missing\npython Training/train.py\n```\n", paths) == ("Training/train.py",)
+    assert usage_order("```bash\ngit clone x/pkg\ncd pkg\npython demo.py\n```\n", paths) == ("demo.py",)
     # a `cd` in a text block is no command the reader types
-    assert usage_order("```text\ncd Demo\n```\n```bash\npython run_app.py\n```\n", paths) == ("run_app.py",)
+    assert usage_order("```text\ncd Demo\n```\n```bash\npython run_app.py\n```\n", paths) == ()
 
 
 def test_the_headline_phase_follows_a_readme_usage_run_inside_a_sub_folder(tmp_path):

@@ -105,9 +105,12 @@ def usage_order(readme: str, paths: list[str]) -> tuple[str, ...]:
 
 
 def _in_folder(script: str, folder: str, existing: set[str]) -> str:
-    """The tree's file a script word names, run in `folder` (the README's `cd` before it): below the folder's deepest
-    tail that holds it (`cd repo; cd sub` into the clone is the tree's sub/), else as written from the root."""
+    """The tree's file a script word names, run in `folder` (the README's `cd` before it): as written from the root
+    where the tree has it there (`cd repo` into a clone named like a package folder of the tree), else below the
+    folder's deepest tail that holds it (`cd repo; cd sub` into the clone is the tree's sub/)."""
     script = script.removeprefix("./")
+    if script in existing:
+        return script
     parts = folder.split("/") if folder else []
     for start in range(len(parts)):
         candidate = posixpath.normpath("/".join(parts[start:]) + "/" + script)

@@ -48,10 +48,11 @@ REPIN = "torch-version-no-fit"
 def _image_repin(findings: list[Finding], images: dict[str, Finding], factory: FindingFactory) -> Finding | None:
     """The CUDA images' torch line that no torch_npu release fits (the one with the largest hours: a further file's
     line of the same move is priced at the first, SAME_REPIN_EFFORT), where the images hold the project's only torch
-    lines: no finding outside them reads a torch pin or its absence (a manifest's or an install document's torch,
-    fitting or not, sets the project's torch; DEP013 at an import says it declares none)."""
+    lines: no finding outside them, in an environment that runs, reads a torch pin or its absence (a manifest's or an
+    install document's torch, fitting or not, sets the project's torch; DEP013 at an import says it declares none; a
+    hosted notebook's or an opt-in file's install, optional, sets nothing)."""
     detectors = {r.code: r.match.detector for r in factory.kb.rules.values() if r.match.detector in TORCH_LINES}
-    if any(f.rule in detectors and f.path not in images for f in findings):
+    if any(f.rule in detectors and f.path not in images and f.reach == "runs" and not f.suppressed for f in findings):
         return None
     pins = [f for f in findings if detectors.get(f.rule) == REPIN and f.path in images and f.severity == "high"
             and f.counted]
