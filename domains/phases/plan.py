@@ -484,6 +484,12 @@ def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]
     if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
         strongest = max(entry.evidence.values())
         phases |= {p for p, count in entry.evidence.items() if count * 2 > strongest}
+        runs = {p: c for p, c in entry.evidence.items() if p in MAIN_PHASES}
+        if runs and not phases & set(MAIN_PHASES):
+            # an entry that runs a model is no data-only or export-only one, its loading signals (image folders read
+            # and written) outnumbering its model's (`model.eval()`): round 32 V7, a super-resolution README's first
+            # command samples a model over an input folder (as the reached files' totals below, round 30 B1)
+            phases |= {p for p, c in runs.items() if c == max(runs.values())}
         evidence.append("signals in the entry: " + ", ".join(f"{p} {entry.evidence[p]}" for p in PHASES if p in entry.evidence))
     if not phases:
         totals: dict[str, int] = defaultdict(int)
