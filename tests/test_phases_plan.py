@@ -1143,3 +1143,25 @@ def test_an_entry_that_runs_a_model_over_a_folder_is_an_inference_entry_whose_re
                        report.effort.main_phase)
     assert found["samples"] == (["inference", "data"], "inference"), found
     assert found["prepares"] == (["data"], "training"), found
+
+
+def test_a_data_entry_that_runs_its_own_training_loop_stays_training_and_an_evaluation_entry_stays_evaluation(tmp_path):
+    """Not flagged (round 32 V7's rule): an entry whose own signals are mostly data (its two training lines fewer than
+    half of them) with one torch.no_grad, and which runs a training loop itself, trains (the loop decides, not its
+    no_grad); an evaluation entry with a no_grad keeps
+    evaluation alone."""
+    trains = ("import torch\nfrom torchvision import transforms\n\n\ndef loop(model, opt, batches):\n"
+              "    for x in batches:\n        loss = model(x).sum()\n        loss.backward()\n        opt.step()\n\n\n"
+              "def main(model, opt, paths):\n    load = transforms.Compose([transforms.Resize(8), transforms.CenterCrop(8), transforms.ToTensor(),\n"
+              "                               transforms.Normalize([0.5], [0.5])])\n"
+              "    loop(model, opt, [load(p) for p in paths])\n    with torch.no_grad():\n        model(load(paths[0]))\n\n\n"
+              "if __name__ == '__main__':\n    main(None, None, [])\n")
+    evaluates = SAMPLES_A_FOLDER.replace("import torch\n", "import torch\nimport torchmetrics\n").replace(
+        "            model(load(path).cuda())\n",
+        "            torchmetrics.functional.psnr(model(load(path).cuda()), load(path))\n"
+        "            torchmetrics.functional.ssim(model(load(path).cuda()), load(path))\n")
+    write(tmp_path, {"requirements.txt": "torch\ntorchvision\ntorchmetrics\n", "main.py": trains, "score.py": evaluates})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    entries = {e.path: e.phases for e in report.phase_matrix.entries}
+    assert "training" in entries["main.py"] and "inference" not in entries["main.py"], entries
+    assert "inference" not in entries["score.py"], entries

@@ -197,6 +197,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     if loops:
         _training_loops(found, loops, graph)
     _delegated_training(found, python, graph)
+    _model_runs(found, python)
     served = {p for path, (phases, _) in found.items() if role_of(path) == "product" for p in phases}
     library_paths: set[str] = set()
     if not served & {"training", "inference"}:
@@ -484,12 +485,6 @@ def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]
     if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
         strongest = max(entry.evidence.values())
         phases |= {p for p, count in entry.evidence.items() if count * 2 > strongest}
-        runs = {p: c for p, c in entry.evidence.items() if p in MAIN_PHASES}
-        if runs and not phases & set(MAIN_PHASES):
-            # an entry that runs a model is no data-only or export-only one, its loading signals (image folders read
-            # and written) outnumbering its model's (`model.eval()`): round 32 V7, a super-resolution README's first
-            # command samples a model over an input folder (as the reached files' totals below, round 30 B1)
-            phases |= {p for p, c in runs.items() if c == max(runs.values())}
         evidence.append("signals in the entry: " + ", ".join(f"{p} {entry.evidence[p]}" for p in PHASES if p in entry.evidence))
     if not phases:
         totals: dict[str, int] = defaultdict(int)
@@ -519,6 +514,17 @@ def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]], ow
     if entry.notebook or any(f.path != entry.path for f in reached()):
         return True
     return any(root in SIGNAL_ROOTS or root in own or root == "runpy" for root in (n.split(".")[0] for n in entry.imports))
+
+
+def _model_runs(found: dict[str, tuple[set[str], list[str]]], python: dict[str, PhaseFacts]) -> None:
+    """An entry left with no main or evaluation phase (no training loop it runs or imports either) whose own signals include a
+    model's keeps the strongest of those: it runs a model, its loading signals (image folders read through transforms)
+    outnumbering its model's (`torch.no_grad`). Round 32 V7: a super-resolution README's first command samples a model
+    over an input folder (as _entry_phases does with the reached files' totals, round 30 B1)."""
+    for path, (phases, _evidence) in found.items():
+        runs = {p: c for p, c in python[path].evidence.items() if p in MAIN_PHASES}
+        if runs and not phases & {*MAIN_PHASES, "evaluation"}:  # an evaluation entry keeps its phases
+            phases |= {p for p, c in runs.items() if c == max(runs.values())}
 
 
 def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
