@@ -517,14 +517,15 @@ def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]], ow
 
 
 def _model_runs(found: dict[str, tuple[set[str], list[str]]], python: dict[str, PhaseFacts]) -> None:
-    """An entry left with no main or evaluation phase (no training loop it runs or imports either) whose own signals include a
-    model's keeps the strongest of those: it runs a model, its loading signals (image folders read through transforms)
-    outnumbering its model's (`torch.no_grad`). Round 32 V7: a super-resolution README's first command samples a model
-    over an input folder (as _entry_phases does with the reached files' totals, round 30 B1)."""
+    """An entry left with neither a main nor an evaluation phase whose own signals include inference (`torch.no_grad`
+    around a model's calls) runs a model: its loading signals (image folders read through transforms) outnumbering
+    its model's make it no data-only entry. Round 32 V7: a super-resolution README's first command samples a model
+    over an input folder (as _entry_phases does with the reached files' totals, round 30 B1). Training is the
+    training-loop passes' to give (_training_loops, _delegated_training): a weak training line (a mode switch, a
+    trainer built and never run) adds nothing here."""
     for path, (phases, _evidence) in found.items():
-        runs = {p: c for p, c in python[path].evidence.items() if p in MAIN_PHASES}
-        if runs and not phases & {*MAIN_PHASES, "evaluation"}:  # an evaluation entry keeps its phases
-            phases |= {p for p, c in runs.items() if c == max(runs.values())}
+        if python[path].evidence.get("inference") and not phases & {*MAIN_PHASES, "evaluation"}:
+            phases.add("inference")
 
 
 def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
