@@ -1149,7 +1149,7 @@ def test_a_data_entry_that_runs_its_own_training_loop_stays_training_and_an_eval
     """Not flagged (round 32 V7's rule): an entry whose own signals are mostly data (its two training lines fewer than
     half of them) with one torch.no_grad, and which runs a training loop itself, trains (the loop decides, not its
     no_grad); an evaluation entry with a no_grad keeps
-    evaluation alone."""
+    evaluation alone, an exporter tracing under no_grad export alone."""
     trains = ("import torch\nfrom torchvision import transforms\n\n\ndef loop(model, opt, batches):\n"
               "    for x in batches:\n        loss = model(x).sum()\n        loss.backward()\n        opt.step()\n\n\n"
               "def main(model, opt, paths):\n    load = transforms.Compose([transforms.Resize(8), transforms.CenterCrop(8), transforms.ToTensor(),\n"
@@ -1160,8 +1160,14 @@ def test_a_data_entry_that_runs_its_own_training_loop_stays_training_and_an_eval
         "            model(load(path).cuda())\n",
         "            torchmetrics.functional.psnr(model(load(path).cuda()), load(path))\n"
         "            torchmetrics.functional.ssim(model(load(path).cuda()), load(path))\n")
-    write(tmp_path, {"requirements.txt": "torch\ntorchvision\ntorchmetrics\n", "main.py": trains, "score.py": evaluates})
+    exports = SAMPLES_A_FOLDER.replace("            model(load(path).cuda())\n",
+                                       "            torch.onnx.export(model, load(path), 'a.onnx')\n"
+                                       "            torch.onnx.export(model, load(path), 'b.onnx')\n"
+                                       "            torch.onnx.export(model, load(path), 'c.onnx')\n")
+    write(tmp_path, {"requirements.txt": "torch\ntorchvision\ntorchmetrics\n", "main.py": trains, "score.py": evaluates,
+                     "to_onnx.py": exports})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     entries = {e.path: e.phases for e in report.phase_matrix.entries}
+    assert "export" in entries["to_onnx.py"] and "inference" not in entries["to_onnx.py"], entries
     assert "training" in entries["main.py"] and "inference" not in entries["main.py"], entries
     assert "inference" not in entries["score.py"], entries

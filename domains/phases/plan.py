@@ -517,14 +517,15 @@ def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]], ow
 
 
 def _model_runs(found: dict[str, tuple[set[str], list[str]]], python: dict[str, PhaseFacts]) -> None:
-    """An entry left with neither a main nor an evaluation phase whose own signals include inference (`torch.no_grad`
+    """An entry left with neither a main, an evaluation nor an export phase (an exporter traces under no_grad) whose own
+    signals include inference (`torch.no_grad`
     around a model's calls) runs a model: its loading signals (image folders read through transforms) outnumbering
     its model's make it no data-only entry. Round 32 V7: a super-resolution README's first command samples a model
     over an input folder (as _entry_phases does with the reached files' totals, round 30 B1). Training is the
     training-loop passes' to give (_training_loops, _delegated_training): a weak training line (a mode switch, a
     trainer built and never run) adds nothing here."""
     for path, (phases, _evidence) in found.items():
-        if python[path].evidence.get("inference") and not phases & {*MAIN_PHASES, "evaluation"}:
+        if python[path].evidence.get("inference") and not phases & {*MAIN_PHASES, "evaluation", "export"}:
             phases.add("inference")
 
 
