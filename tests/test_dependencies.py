@@ -1216,3 +1216,44 @@ def test_the_install_advice_names_the_pythons_of_the_target_release(tmp_path):
     (move,) = [f for f in report.findings if f.rule == "DEP017"]
     assert (move.path, move.line, move.severity) == ("environment.yml", 3, "high")
     assert "Python 3.9 → 3.10–3.12" in move.message.en
+
+
+RUNS_TORCH = ("import torch\nimport numpy\n\nif __name__ == \"__main__\":\n"
+              "    print(torch.ones(2).cuda() + numpy.ones(2).sum())\n")
+CUDA_IMAGE = "FROM nvidia/cuda:10.2-runtime-ubuntu18.04\nRUN pip install numpy torch==1.8.1 torchvision\n"
+
+
+def _environment(report):
+    return next(i for i in report.effort.items if i.rule == "adoption:environment" and i.bucket == "required")
+
+
+def test_a_cuda_image_holding_the_project_only_torch_pin_prices_the_torch_re_pin_once(tmp_path):
+    """Round 32 V5: the project's only torch pin is in its CUDA image (`FROM nvidia/cuda...`, `pip install
+    torch==1.8.1`), no release of which torch_npu is built for. The image is swapped for a CANN one (DEV212), yet the
+    code written for torch 1.8 still moves to the target's torch: that line stays counted and the environment item
+    prices the torch re-pin once, at it. A second CUDA image's line of the same move folds into its image."""
+    code = {"requirements.txt": "numpy\n", "run.py": RUNS_TORCH}
+    write(tmp_path / "only", {**code, "docker/Dockerfile": CUDA_IMAGE,
+                              "docker/cu111/Dockerfile": CUDA_IMAGE.replace("1.8.1", "1.8.2")})
+    report = analyze(tmp_path / "only", AnalyzeOptions(jobs=1))
+    pins = {(f.path, f.reach, f.severity) for f in report.findings if f.rule == "DEP012"}
+    counted = [f for f in report.findings if f.rule == "DEP012" and f.counted]
+    assert [(f.path, f.line) for f in counted] == [("docker/Dockerfile", 2)], pins
+    assert ("docker/cu111/Dockerfile", "other-backend", "low") in pins
+    environment = _environment(report)
+    assert "torch re-pin" in environment.scaling and "docker/Dockerfile:2" in environment.sites
+
+
+def test_a_cuda_image_torch_pin_stays_folded_where_the_project_pins_torch_elsewhere_or_the_image_is_another_backend(
+        tmp_path):
+    """Not flagged: a manifest's torch that fits the target is the project's torch (the image's old pin is the
+    image's, replaced with it); a ROCm image is no CUDA image and its torch line no move of the CUDA project."""
+    code = {"run.py": RUNS_TORCH}
+    write(tmp_path / "manifest", {**code, "requirements.txt": "numpy\ntorch>=2.1\n", "docker/Dockerfile": CUDA_IMAGE})
+    write(tmp_path / "rocm", {**code, "requirements.txt": "numpy\n",
+                              "docker/Dockerfile": CUDA_IMAGE.replace("nvidia/cuda:10.2-runtime-ubuntu18.04",
+                                                                      "rocm/pytorch:rocm5.2_ubuntu20.04")})
+    for name in ("manifest", "rocm"):
+        report = analyze(tmp_path / name, AnalyzeOptions(jobs=1))
+        assert not [f for f in report.findings if f.rule == "DEP012" and f.counted], name
+        assert "torch re-pin" not in _environment(report).scaling, name

@@ -1114,3 +1114,60 @@ def test_a_finding_that_declares_its_phases_keeps_those_the_project_has():
     # without a declaration, or declaring only phases the project lacks, the file decides
     assert finding_phases(finding("DEP002", path="kit/convert.py", phases=()), assignment) == ["export"]
     assert finding_phases(finding("DEP002", path="kit/convert.py", phases=("training",)), assignment) == ["export"]
+
+
+SAMPLES_A_FOLDER = ("import torch\nfrom torchvision import transforms\n\n\ndef main(model, paths):\n"
+                    "    load = transforms.Compose([transforms.ToTensor(), transforms.Normalize([0.5], [0.5])])\n"
+                    "    with torch.no_grad():\n        for path in paths:\n            model(load(path).cuda())\n\n\n"
+                    "if __name__ == '__main__':\n    main(None, [])\n")
+
+
+def test_an_entry_that_runs_a_model_over_a_folder_is_an_inference_entry_whose_readme_lead_heads_the_report(tmp_path):
+    """Round 32 V7: a super-resolution README leads with `python scripts/sr_val.py` (one torch.no_grad sampling loop
+    over an input folder, three torchvision.transforms uses), then `python main.py --train`. The script's loading
+    signals outnumber its model's, yet it runs the model: it is an inference entry and the headline is inference.
+    Not flagged: a data script with no model signal stays data only, and the training command then leads."""
+    train = ("import torch\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n    opt = torch.optim.AdamW(model.parameters())\n"
+             "    loss = model(torch.ones(2).cuda()).sum()\n    loss.backward()\n    opt.step()\n\n"
+             "if __name__ == '__main__':\n    main()\n")
+    prepares = SAMPLES_A_FOLDER.replace("    with torch.no_grad():\n        for path in paths:\n            model(load(path).cuda())\n",
+                                        "    for path in paths:\n        torch.save(load(path).cuda(), path)\n")
+    readme = "# SR\n```bash\npython scripts/sr_val.py --init-img in\n```\n```bash\npython main.py --train\n```\n"
+    found = {}
+    for name, script in (("samples", SAMPLES_A_FOLDER), ("prepares", prepares)):
+        write(tmp_path / name, {"requirements.txt": "torch\ntorchvision\n", "main.py": train,
+                                "ldm/__init__.py": "", "ldm/model.py": "import torch\n",
+                                "scripts/sr_val.py": "import ldm.model\n" + script, "README.md": readme})
+        report = analyze(tmp_path / name, AnalyzeOptions(jobs=1))
+        found[name] = ({e.path: e.phases for e in report.phase_matrix.entries}.get("scripts/sr_val.py"),
+                       report.effort.main_phase)
+    assert found["samples"] == (["inference", "data"], "inference"), found
+    assert found["prepares"] == (["data"], "training"), found
+
+
+def test_a_data_entry_that_runs_its_own_training_loop_stays_training_and_an_evaluation_entry_stays_evaluation(tmp_path):
+    """Not flagged (round 32 V7's rule): an entry whose own signals are mostly data (its two training lines fewer than
+    half of them) with one torch.no_grad, and which runs a training loop itself, trains (the loop decides, not its
+    no_grad); an evaluation entry with a no_grad keeps
+    evaluation alone, an exporter tracing under no_grad export alone."""
+    trains = ("import torch\nfrom torchvision import transforms\n\n\ndef loop(model, opt, batches):\n"
+              "    for x in batches:\n        loss = model(x).sum()\n        loss.backward()\n        opt.step()\n\n\n"
+              "def main(model, opt, paths):\n    load = transforms.Compose([transforms.Resize(8), transforms.CenterCrop(8), transforms.ToTensor(),\n"
+              "                               transforms.Normalize([0.5], [0.5])])\n"
+              "    loop(model, opt, [load(p) for p in paths])\n    with torch.no_grad():\n        model(load(paths[0]))\n\n\n"
+              "if __name__ == '__main__':\n    main(None, None, [])\n")
+    evaluates = SAMPLES_A_FOLDER.replace("import torch\n", "import torch\nimport torchmetrics\n").replace(
+        "            model(load(path).cuda())\n",
+        "            torchmetrics.functional.psnr(model(load(path).cuda()), load(path))\n"
+        "            torchmetrics.functional.ssim(model(load(path).cuda()), load(path))\n")
+    exports = SAMPLES_A_FOLDER.replace("            model(load(path).cuda())\n",
+                                       "            torch.onnx.export(model, load(path), 'a.onnx')\n"
+                                       "            torch.onnx.export(model, load(path), 'b.onnx')\n"
+                                       "            torch.onnx.export(model, load(path), 'c.onnx')\n")
+    write(tmp_path, {"requirements.txt": "torch\ntorchvision\ntorchmetrics\n", "main.py": trains, "score.py": evaluates,
+                     "to_onnx.py": exports})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    entries = {e.path: e.phases for e in report.phase_matrix.entries}
+    assert "export" in entries["to_onnx.py"] and "inference" not in entries["to_onnx.py"], entries
+    assert "training" in entries["main.py"] and "inference" not in entries["main.py"], entries
+    assert "inference" not in entries["score.py"], entries

@@ -186,3 +186,43 @@ def test_the_headline_phase_follows_the_readme_first_usage(tmp_path):
         assert "training" in entries["train.py"] and entries["app.py"] == ["inference"], entries
         phases[name] = report.effort.main_phase
     assert phases == {"serve": "inference", "train": "training"}
+
+
+def test_usage_order_runs_a_script_in_the_folder_the_readme_cds_into():
+    """Round 32 V7: a README that leads with `cd ./Demo; python run_app.py` (one of several sibling sub-projects,
+    a training folder beside them) runs Demo/run_app.py; a `cd` into the clone adds a prefix the tree lacks; without
+    a `cd`, or after one to an absolute path, the script is read from the root; a script the root holds is the root's
+    (`cd pkg` into a clone named like the tree's package folder)."""
+    from ascend_feasibility.analyzer.context.readme_runs import usage_order
+
+    paths = ["Demo/run_app.py", "Other/serve.py", "Training/train.py", "tool.py", "demo.py", "pkg/demo.py"]
+    leads_with_demo = ("```bash\ngit clone x\ncd ./repo\n```\n```bash\ncd ./Demo\nconda create -n a python==3.10\n```\n"
+                       "```\ncd ./Demo\npython run_app.py\n```\n```\ncd ../Training && python train.py\n```\n")
+    assert usage_order(leads_with_demo, paths) == ("Demo/run_app.py", "Training/train.py")
+    assert usage_order("```bash\ncd Other\npython serve.py\ncd ..\npython tool.py\n```\n", paths) == (
+        "Other/serve.py", "tool.py")
+    assert usage_order("```bash\ncd <root>\ncd Other && python serve.py\n```\n", paths) == ("Other/serve.py",)
+    assert usage_order("```bash\npython run_app.py\n```\n", paths) == ()
+    assert usage_order("```bash\ncd /opt/Demo\npython run_app.py\n```\n", paths) == ()
+    assert usage_order("```bash\ncd Missing\npython Training/train.py\n```\n", paths) == ("Training/train.py",)
+    assert usage_order("```bash\ngit clone x/pkg\ncd pkg\npython demo.py\n```\n", paths) == ("demo.py",)
+    # a `cd` in a text block is no command the reader types
+    assert usage_order("```text\ncd Demo\n```\n```bash\npython run_app.py\n```\n", paths) == ()
+
+
+def test_the_headline_phase_follows_a_readme_usage_run_inside_a_sub_folder(tmp_path):
+    """Round 32 V7: the README leads with the demo app of a sub-folder (`cd ./Hybrid; python run_app.py`) while a
+    Training/ folder trains: the headline is inference; the same README without the `cd` line launches no file of
+    the tree first, and the training entry makes the headline training."""
+    app = ("import torch\nimport gradio\n\n@torch.no_grad()\ndef generate(x):\n    return torch.ones(2).cuda() + x\n\n"
+           "if __name__ == '__main__':\n    gradio.Interface(generate).launch()\n")
+    train = ("import torch\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n    opt = torch.optim.AdamW(model.parameters())\n"
+             "    loss = model(torch.ones(2).cuda()).sum()\n    loss.backward()\n    opt.step()\n\n"
+             "if __name__ == '__main__':\n    main()\n")
+    files = {"Hybrid/requirements.txt": "torch\ngradio\n", "Hybrid/run_app.py": app, "Training/train_stage1.py": train}
+    phases = {}
+    for name, cd in (("cd", "cd ./Hybrid\n"), ("plain", "")):
+        readme = f"# X\n```\n{cd}python run_app.py\n```\n## Train\n```bash\ncd Training\npython train_stage1.py\n```\n"
+        write_tree(tmp_path / name, {**files, "README.md": readme})
+        phases[name] = analyze(tmp_path / name, AnalyzeOptions(jobs=1)).effort.main_phase
+    assert phases == {"cd": "inference", "plain": "training"}

@@ -18,12 +18,13 @@ V1). Where a manifest installs the package (co-tracker's setup.py and `cotracker
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.analyzer.reading.install_docs import launch_lines, launched_target, run_modules, run_scripts
+from ascend_feasibility.analyzer.reading.install_docs import launch_folders, launched_target, run_modules, run_scripts
 from ascend_feasibility.analyzer.reading.python_names import ImportTable
 
 
@@ -92,15 +93,30 @@ def usage_order(readme: str, paths: list[str]) -> tuple[str, ...]:
     blocks included: which usage the README leads with (the headline's phase, domains/phases/estimate.py)."""
     existing = set(paths)
     found: list[str] = []
-    for _line, _program, words in launch_lines(readme, COMMAND_FENCES):
+    for _line, folder, words in launch_folders(readme, COMMAND_FENCES):
         target = launched_target(words)
         if target is None:
             continue
         kind, word = target
-        path = module_file(word, existing) if kind == "module" else word.removeprefix("./")
+        path = module_file(word, existing) if kind == "module" else _in_folder(word, folder, existing)
         if path is not None and path in existing:
             found.append(path)
     return tuple(dict.fromkeys(found))
+
+
+def _in_folder(script: str, folder: str, existing: set[str]) -> str:
+    """The tree's file a script word names, run in `folder` (the README's `cd` before it): as written from the root
+    where the tree has it there (`cd repo` into a clone named like a package folder of the tree), else below the
+    folder's deepest tail that holds it (`cd repo; cd sub` into the clone is the tree's sub/)."""
+    script = script.removeprefix("./")
+    if script in existing:
+        return script
+    parts = folder.split("/") if folder else []
+    for start in range(len(parts)):
+        candidate = posixpath.normpath("/".join(parts[start:]) + "/" + script)
+        if candidate in existing:
+            return candidate
+    return script
 
 
 def module_file(module: str, existing: set[str]) -> str | None:

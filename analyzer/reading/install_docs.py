@@ -173,10 +173,15 @@ def launch_lines(text: str, command_fences: frozenset[str] = frozenset()) -> lis
     """(line, program, argument words) of each runner command of the document's shell lines, in document order
     (`<placeholder>` words read as plain words); `command_fences`: block info strings (python) whose lines are read
     too where a line is a runner command and no Python (`python app.py` under a ```python fence)."""
+    return [(line, program, words) for line, _column, program, words in _placed_launches(text, command_fences)]
+
+
+def _placed_launches(text: str, command_fences: frozenset[str]) -> list[tuple[int, int, str, list[str]]]:
+    """launch_lines with each command's column."""
     view = _commands_view(text, lambda command: bool(_RUN.search(command)), _placeholders_out, command_fences)
     if not view.strip():
         return []
-    found: list[tuple[int, str, list[str]]] = []
+    found: list[tuple[int, int, str, list[str]]] = []
     for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
                                     parsing.parse("bash", view.encode())).get("command", []):
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
@@ -184,8 +189,52 @@ def launch_lines(text: str, command_fences: frozenset[str] = frozenset()) -> lis
             continue
         words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
         if program != "accelerate" or words[:1] == ["launch"]:
-            found.append((command.start_point.row + 1, program, words))
+            found.append((command.start_point.row + 1, command.start_point.column, program, words))
     return found
+
+
+_CD = re.compile(r"(?:^|&&|;)\s*cd\s+\S")
+
+
+def launch_folders(text: str, command_fences: frozenset[str] = frozenset()) -> list[tuple[int, str, list[str]]]:
+    """(line, folder, argument words) of each runner command of launch_lines, with the folder the document's `cd`
+    commands before it moved into (relative, as written, joined: `cd ./sub` then `python run.py` runs sub/run.py; ""
+    at the start or after a `cd` to an absolute, home or variable path). The caller resolves the folder in the tree:
+    a reader's `cd repo` into the clone is a prefix the tree's paths do not have."""
+    view = _commands_view(text, lambda command: bool(_CD.search(command)),
+                          lambda command, _first: _PLACEHOLDER.sub(lambda match: "_" + match.group(1) + "_", command),
+                          command_fences)
+    moves: list[tuple[tuple[int, int], str]] = []
+    if view.strip():
+        for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                        parsing.parse("bash", view.encode())).get("command", []):
+            if parsing.text(command.child_by_field_name("name")) == "cd":
+                words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+                moves.append(((command.start_point.row + 1, command.start_point.column), words[0] if words else ""))
+    moves.sort()
+    found: list[tuple[int, str, list[str]]] = []
+    folder, done = "", 0
+    for line, column, _program, words in _placed_launches(text, command_fences):
+        while done < len(moves) and moves[done][0] < (line, column):
+            folder = _moved(folder, moves[done][1])
+            done += 1
+        found.append((line, folder, words))
+    return found
+
+
+def _moved(folder: str, target: str) -> str:
+    """The folder `cd target` moves into from `folder` (both relative to where the reader started)."""
+    if not target or target.startswith(("/", "~", "$", "-")):
+        return ""
+    parts = [part for part in folder.split("/") if part]
+    for part in target.split("/"):
+        if part == "..":
+            if not parts:
+                return ""
+            parts.pop()
+        elif part not in {"", "."}:
+            parts.append(part)
+    return "/".join(parts)
 
 
 def launch_flags(text: str) -> tuple[str, ...]:

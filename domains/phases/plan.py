@@ -197,6 +197,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     if loops:
         _training_loops(found, loops, graph)
     _delegated_training(found, python, graph)
+    _model_runs(found, python)
     served = {p for path, (phases, _) in found.items() if role_of(path) == "product" for p in phases}
     library_paths: set[str] = set()
     if not served & {"training", "inference"}:
@@ -513,6 +514,19 @@ def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]], ow
     if entry.notebook or any(f.path != entry.path for f in reached()):
         return True
     return any(root in SIGNAL_ROOTS or root in own or root == "runpy" for root in (n.split(".")[0] for n in entry.imports))
+
+
+def _model_runs(found: dict[str, tuple[set[str], list[str]]], python: dict[str, PhaseFacts]) -> None:
+    """An entry left with neither a main, an evaluation nor an export phase (an exporter traces under no_grad) whose own
+    signals include inference (`torch.no_grad`
+    around a model's calls) runs a model: its loading signals (image folders read through transforms) outnumbering
+    its model's make it no data-only entry. Round 32 V7: a super-resolution README's first command samples a model
+    over an input folder (as _entry_phases does with the reached files' totals, round 30 B1). Training is the
+    training-loop passes' to give (_training_loops, _delegated_training): a weak training line (a mode switch, a
+    trainer built and never run) adds nothing here."""
+    for path, (phases, _evidence) in found.items():
+        if python[path].evidence.get("inference") and not phases & {*MAIN_PHASES, "evaluation", "export"}:
+            phases.add("inference")
 
 
 def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
