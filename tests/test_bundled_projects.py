@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ascend_feasibility.analyzer.context.bundled_projects import bundled_project_folders, unimported_projects
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.domains.phases.facts import PhaseFacts
@@ -369,6 +370,8 @@ def test_a_whole_repository_copied_into_a_namespace_folder_keeps_only_what_the_h
             assert found[f"{COPY}/{path}"] == {"optional"}, path
     assert {f"{COPY}/main.py", f"{COPY}/README.md", f"{COPY}/pip_install.sh"} <= set(found)
     assert found[f"{COPY}/flownet/model.py"] == {"runs"}  # the module the host imports
+    why = next(f.reach_reason for f in report.findings if f.path == f"{COPY}/evaluate.py")
+    assert why == f"imported only by modules no entry's import chain reaches: {COPY}/main.py"
     why = next(f.reach_reason for f in report.findings if f.path == f"{COPY}/main.py")
     assert why == (f"part of the bundled copy of {COPY}/ (another project with its own launchers); the project imports "
                    "only flownet.model")
@@ -376,8 +379,10 @@ def test_a_whole_repository_copied_into_a_namespace_folder_keeps_only_what_the_h
                 and f.reach == "runs"]
 
 
-def test_a_copys_script_the_hosts_launcher_runs_stays_an_entry(tmp_path):
-    report = run(write(tmp_path, copy_tree(**{"flow.sh": f"python {COPY}/main.py\n"})))
+@pytest.mark.parametrize("launcher", [{"flow.sh": f"python {COPY}/main.py\n"},
+                                      {"README.md": f"# Host\n\n```bash\npython {COPY}/main.py --stage things\n```\n"}])
+def test_a_copys_script_the_hosts_launcher_or_readme_runs_stays_an_entry(tmp_path, launcher):
+    report = run(write(tmp_path, copy_tree(**launcher)))
     assert f"{COPY}/main.py" in {e.path for e in report.phase_matrix.entries}
     found = reaches(report)
     assert found[f"{COPY}/main.py"] == {"runs"}

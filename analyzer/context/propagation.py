@@ -651,7 +651,9 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     # (bundled_projects.py): optional, and so is what only they import
     for path, why in unlaunched_scripts(facts, package_folders(facts, context.source_roots) if packages is None
                                         else packages, console_modules, documented=context.readme_launches).items():
-        result.setdefault(path, ("optional", why))
+        if path not in result:
+            result[path] = ("optional", why)
+            unrun.add(path)  # what only they import is no entry's either
     # the scripts of a copied model package the host uses only as a library (bundled_projects.py): optional, and so
     # is what only they import
     for path, why in unrun_package_scripts(facts, package_folders(facts, context.source_roots) if packages is None
