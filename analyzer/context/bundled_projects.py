@@ -13,10 +13,21 @@ project the folder was copied from, which knows nothing of its host. A folder of
 recipes drives the project's code (Megatron-LM's examples/bert/pretrain_bert.py imports megatron.training): its
 scripts stay entries. The outermost such folder holds the rest.
 
+A whole upstream repository copied into a namespace folder of the host is the same thing (MOFA-Video's
+Training/train_utils/unimatch/: its own LICENSE, README, conda_environment.yml, pip_install.sh and scripts/*.sh that
+run `python main_flow.py` from the copy's root; no __init__.py in train_utils/ or unimatch/, round 32 class 1): a
+folder whose launchers (in it, or in a folder of launchers one level down) run its own root's scripts, and which a
+file outside imports through by a dotted name naming the folder's parent and the folder
+(`train_utils.unimatch.unimatch.unimatch`): the host uses it as a library nested in its own import tree. A top-level
+folder imported by its own name is the project's own (its tools, its recipes).
+
 A script inside it stays an entry when something outside the folder launches it (a launcher of the project, the
-root README's commands) or it is a console entry: the host runs it then, whoever wrote it. The others, and the
-folder's own launchers, are `optional` ("bundled <folder>: the project never launches <script>"), and so is what only
-they import (propagation.py); a module of the folder the host imports (arcface_torch.backbones) runs.
+root README's commands) or it is a console entry: the host runs it then, whoever wrote it. The others, the folder's
+own launchers and installers, and its files without facts (its README.md, its environment files: the upstream's
+documentation and environment, not the host's) are `optional` ("bundled <folder>: the project never launches
+<script>", or "part of the bundled copy of <folder>; the project imports only <modules>"), and so is what only
+they import (propagation.py); a module of the folder the host imports (arcface_torch.backbones, unimatch.unimatch)
+keeps its reach, the host's imports through the namespace folders counting as loads of it (host_imports).
 """
 
 from __future__ import annotations
