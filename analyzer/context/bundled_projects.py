@@ -68,11 +68,39 @@ def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modu
             continue
         if not f.path.endswith(".py") or f.main_guard or f.top_level_code:  # a .py file is run only by its own code
             found[f.path] = _why(folder, f.path, facts, packages)
+    for folder in folders:  # the copy's modules neither the host's imports nor the modules they load reach
+        for path in _unreached_modules(folder, facts):
+            if path not in found and path not in run and PurePosixPath(path).name not in outside:
+                found[path] = _why(folder, path, facts, packages)
     for path in others:
         folder = next((folder for folder in folders if path.startswith(folder + "/")), None)
         if folder is not None and path not in found and path not in run and PurePosixPath(path).name not in outside:
             found[path] = _why(folder, path, facts, packages)
     return found
+
+
+def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
+    """The Python files of the folder that the host's imports of it (through the folder by dotted name, or by the
+    file's name from the analysed root) do not load, following the copy's own imports by their names from the analysed
+    root and from the copy's root (its scripts import `utils.dist_utils` from there). Nothing where the host imports
+    nothing of it: the import graph decides then."""
+    inside = {f.path: f for f in facts if f.path.endswith(".py") and f.path.startswith(folder + "/")}
+    by_module = {f.module: f.path for f in facts if f.module}
+    starts = {target for f in facts if f.path.endswith(".py") and f.path not in inside
+              for target in _targets(f.imports, by_module) if target in inside}
+    starts |= set(_through_paths(folder, facts))
+    if not starts:
+        return []
+    by_module |= {".".join(PurePosixPath(path[len(folder) + 1:]).with_suffix("").parts).removesuffix(".__init__"): path
+                  for path in inside}  # the copy's root is its scripts' sys.path[0]
+    reached, todo = set(), list(starts)
+    while todo:
+        path = todo.pop()
+        if path in reached:
+            continue
+        reached.add(path)
+        todo += [target for target in _targets(inside[path].imports, by_module) if target in inside]
+    return [path for path in inside if path not in reached]
 
 
 def _why(folder: str, path: str, facts: list[_Facts], packages: set[str]) -> str:
@@ -160,14 +188,22 @@ def host_imports(facts: Iterable[_Facts], packages: set[str]) -> dict[str, set[s
     """path → the files outside a bundled folder that import it through the folder by dotted name (a namespace path the
     import index does not resolve from the importer's folder): the host's imports of the copy, which keep their reach."""
     facts = list(facts)
-    paths = {f.path for f in facts}
     found: dict[str, set[str]] = {}
     for folder in bundled_project_folders(facts, packages):
-        for module, importer in through_imports(folder, facts):
-            base = f"{folder}/{module.replace('.', '/')}"
-            path = next((p for p in (f"{base}.py", f"{base}/__init__.py") if p in paths), None)
-            if path is not None:
-                found.setdefault(path, set()).add(importer)
+        for path, importers in _through_paths(folder, facts).items():
+            found.setdefault(path, set()).update(importers)
+    return found
+
+
+def _through_paths(folder: str, facts: list[_Facts]) -> dict[str, set[str]]:
+    """through_imports as path → importers."""
+    paths = {f.path for f in facts}
+    found: dict[str, set[str]] = {}
+    for module, importer in through_imports(folder, facts):
+        base = f"{folder}/{module.replace('.', '/')}"
+        path = next((p for p in (f"{base}.py", f"{base}/__init__.py") if p in paths), None)
+        if path is not None:
+            found.setdefault(path, set()).add(importer)
     return found
 
 
