@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ascend_feasibility.analyzer.context.bundled_projects import bundled_project_folders, unimported_projects
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.domains.phases.facts import PhaseFacts
@@ -300,3 +301,115 @@ def test_an_unreached_top_level_project_is_left_to_the_host():
     assert unimported_projects(tree) == {}
     tree.append(PhaseFacts(path="third/sublib/ops.py", module="sublib.ops"))
     assert set(unimported_projects(tree)) == {"tools/sub/setup.py", "tools/sub/train.py", "tools/sub/sublib/ops.py"}
+
+
+# A whole upstream repository copied into a namespace folder of the host (no __init__.py above its own package): its
+# own LICENSE, README, environment files and scripts/ launching its main_*.py from its root; the host imports one
+# model module through the folder by dotted name (round 32 class 1: A1, A2, B1, B2).
+COPY = "train/helpers/flownet"
+MAIN = """import torch
+import torch.distributed as dist
+from flownet.model import FlowNet
+from evaluate import validate
+from tools.dist_utils import init_dist
+
+
+def main():
+    dist.init_process_group('nccl')
+    model = torch.nn.parallel.DistributedDataParallel(FlowNet().cuda())
+    validate(model)
+
+
+if __name__ == "__main__":
+    main()
+"""
+EVALUATE = """import torch
+
+
+def validate(model):
+    return model(torch.zeros(1).cuda())
+"""
+MODEL = """import torch
+from .layers import warp
+
+
+class FlowNet(torch.nn.Module):
+    def forward(self, x):
+        return warp(x.to("cuda"))
+"""
+HOST = """import torch
+from helpers.flownet.flownet.model import FlowNet
+
+
+def main():
+    model = FlowNet().cuda()
+    return model(torch.zeros(1))
+
+
+if __name__ == "__main__":
+    main()
+"""
+COPY_README = "# FlowNet\n\n```bash\npip install torch==1.9.0+cu102\npython -m torch.distributed.launch --nproc_per_node=8 main.py\n```\n"
+
+
+def copy_tree(**extra: str) -> dict[str, str]:
+    return {"train/train.py": HOST, "train/train.sh": "accelerate launch train.py\n",
+            f"{COPY}/LICENSE": "MIT\n", f"{COPY}/README.md": COPY_README,
+            f"{COPY}/main.py": MAIN, f"{COPY}/evaluate.py": EVALUATE,
+            f"{COPY}/flownet/__init__.py": "", f"{COPY}/flownet/model.py": MODEL,
+            f"{COPY}/flownet/layers.py": "import torch\n\n\ndef warp(x):\n    return x.to('cuda')\n",
+            f"{COPY}/tools/dist_utils.py": "import torch\n\n\ndef init_dist():\n    torch.cuda.set_device(0)\n",
+            f"{COPY}/scripts/train.sh": "CUDA_VISIBLE_DEVICES=0 python -m torch.distributed.launch main.py --stage things\n",
+            f"{COPY}/pip_install.sh": "pip install torch==1.9.0+cu102 torchvision==0.10.0+cu102\n",
+            f"{COPY}/conda_environment.yml": "name: flownet\ndependencies:\n  - pytorch=1.9.0\n  - cudatoolkit=10.2\n"} | extra
+
+
+def test_a_whole_repository_copied_into_a_namespace_folder_keeps_only_what_the_host_imports(tmp_path):
+    report = run(write(tmp_path, copy_tree()))
+    assert {e.path for e in report.phase_matrix.entries} == {"train/train.py"}
+    found = reaches(report)
+    # the copy's trainer, what only it imports, its launchers and installer, its README and environment: optional
+    for path in ("main.py", "evaluate.py", "tools/dist_utils.py", "scripts/train.sh", "pip_install.sh", "README.md",
+                 "conda_environment.yml"):
+        if f"{COPY}/{path}" in found:
+            assert found[f"{COPY}/{path}"] == {"optional"}, path
+    assert {f"{COPY}/main.py", f"{COPY}/README.md", f"{COPY}/pip_install.sh", f"{COPY}/tools/dist_utils.py"} <= set(found)
+    # the module the host imports, and what it imports in turn
+    assert found[f"{COPY}/flownet/model.py"] == found[f"{COPY}/flownet/layers.py"] == {"runs"}
+    why = next(f.reach_reason for f in report.findings if f.path == f"{COPY}/main.py")
+    assert why == (f"part of the bundled copy of {COPY}/ (another project with its own launchers); the project imports "
+                   "only flownet.model")
+    assert not [f for f in report.findings if f.path.startswith(COPY + "/") and f.rule.startswith("DST")
+                and f.reach == "runs"]
+
+
+@pytest.mark.parametrize("launcher", [{"flow.sh": f"python {COPY}/main.py\n"},
+                                      {"README.md": f"# Host\n\n```bash\npython {COPY}/main.py --stage things\n```\n"}])
+def test_a_copys_script_the_hosts_launcher_or_readme_runs_stays_an_entry(tmp_path, launcher):
+    report = run(write(tmp_path, copy_tree(**launcher)))
+    assert f"{COPY}/main.py" in {e.path for e in report.phase_matrix.entries}
+    found = reaches(report)
+    assert found[f"{COPY}/main.py"] == {"runs"}
+    assert found[f"{COPY}/scripts/train.sh"] == {"optional"}  # the copy's own launcher is still the upstream's
+
+
+def test_a_folder_with_launchers_the_host_never_imports_through_is_the_projects_own(tmp_path):
+    # the same folder, but nothing outside imports a module of it by a dotted name through it: the project's own tool
+    tree = copy_tree(**{"train/train.py": HOST.replace("from helpers.flownet.flownet.model import FlowNet\n",
+                                                        "FlowNet = torch.nn.Identity\n")})
+    report = run(write(tmp_path, tree))
+    assert reaches(report)[f"{COPY}/main.py"] == {"runs"}
+    assert reaches(report)[f"{COPY}/README.md"] == {"runs"}
+
+
+def test_a_namespace_folder_imported_through_by_dotted_name_with_its_own_launcher():
+    tree = [facts("host/train.py"), facts("host/lib/copy/main.py"), facts("host/lib/copy/pkg/__init__.py"),
+            facts("host/lib/copy/pkg/model.py"), facts("host/lib/copy/scripts/run.sh", ["main.py"])]
+    for f in tree:
+        f.module = f.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".") if f.path.endswith(".py") else ""
+    assert bundled_project_folders(tree, {"host/lib/copy/pkg"}) == set()  # nothing imports through it
+    tree[0].imports = ["lib.copy.pkg.model.Model"]
+    assert bundled_project_folders(tree, {"host/lib/copy/pkg"}) == {"host/lib/copy"}
+    # a launcher two levels down is no launcher of the folder's root
+    deep = tree[:4] + [facts("host/lib/copy/tools/sh/run.sh", ["main.py"])]
+    assert bundled_project_folders(deep, {"host/lib/copy/pkg"}) == set()

@@ -13,10 +13,21 @@ project the folder was copied from, which knows nothing of its host. A folder of
 recipes drives the project's code (Megatron-LM's examples/bert/pretrain_bert.py imports megatron.training): its
 scripts stay entries. The outermost such folder holds the rest.
 
+A whole upstream repository copied into a namespace folder of the host is the same thing (MOFA-Video's
+Training/train_utils/unimatch/: its own LICENSE, README, conda_environment.yml, pip_install.sh and scripts/*.sh that
+run `python main_flow.py` from the copy's root; no __init__.py in train_utils/ or unimatch/, round 32 class 1): a
+folder whose launchers (in it, or in a folder of launchers one level down) run its own root's scripts, and which a
+file outside imports through by a dotted name naming the folder's parent and the folder
+(`train_utils.unimatch.unimatch.unimatch`): the host uses it as a library nested in its own import tree. A top-level
+folder imported by its own name is the project's own (its tools, its recipes).
+
 A script inside it stays an entry when something outside the folder launches it (a launcher of the project, the
-root README's commands) or it is a console entry: the host runs it then, whoever wrote it. The others, and the
-folder's own launchers, are `optional` ("bundled <folder>: the project never launches <script>"), and so is what only
-they import (propagation.py); a module of the folder the host imports (arcface_torch.backbones) runs.
+root README's commands) or it is a console entry: the host runs it then, whoever wrote it. The others, the folder's
+own launchers and installers, and its files without facts (its README.md, its environment files: the upstream's
+documentation and environment, not the host's) are `optional` ("bundled <folder>: the project never launches
+<script>", or "part of the bundled copy of <folder>; the project imports only <modules>"), and so is what only
+they import (propagation.py); a module of the folder the host imports (arcface_torch.backbones, unimatch.unimatch)
+keeps its reach, the host's imports through the namespace folders counting as loads of it (host_imports).
 """
 
 from __future__ import annotations
@@ -38,28 +49,75 @@ class _Facts(Protocol):
     launched_scripts: list[str]
 
 
-def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modules: Iterable[str] = ()) -> dict[str, str]:
-    """path → why, for the scripts (a `__main__` guard, top-level work, a shell launcher) of a bundled project's folder
-    that nothing outside it launches and no console entry names."""
+def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modules: Iterable[str] = (),
+                       others: Iterable[str] = (), documented: Iterable[str] = ()) -> dict[str, str]:
+    """path → why, for the scripts (a `__main__` guard, top-level work, a shell launcher or installer) of a bundled
+    project's folder that nothing outside it launches, no console entry names and the root README does not run
+    (`documented`). `others`: more paths to judge, files without facts (the copy's README.md, its environment files):
+    the upstream project's documentation and environment, never the host's, unless the host launches them by name."""
     facts = list(facts)
     folders = bundled_project_folders(facts, packages)
     if not folders:
         return {}
     outside = outside_launches(facts, folders)
-    consoles = set(console_modules)
+    consoles, run = set(console_modules), set(documented)
     found = {}
     for f in facts:
         folder = next((folder for folder in folders if f.path.startswith(folder + "/")), None)
-        if folder is None or PurePosixPath(f.path).name in outside or f.module in consoles:
+        if folder is None or PurePosixPath(f.path).name in outside or f.module in consoles or f.path in run:
             continue
-        if f.launched_scripts or (f.path.endswith(".py") and (f.main_guard or f.top_level_code)):
-            found[f.path] = (f"bundled {folder}/ (another project's recipe with its own launcher, inside a package of "
-                             f"this one): the project never launches {PurePosixPath(f.path).name}")
+        if not f.path.endswith(".py") or f.main_guard or f.top_level_code:  # a .py file is run only by its own code
+            found[f.path] = _why(folder, f.path, facts, packages)
+    for folder in folders:  # the copy's modules neither the host's imports nor the modules they load reach
+        for path in _unreached_modules(folder, facts):
+            if path not in found and path not in run and PurePosixPath(path).name not in outside:
+                found[path] = _why(folder, path, facts, packages)
+    for path in others:
+        folder = next((folder for folder in folders if path.startswith(folder + "/")), None)
+        if folder is not None and path not in found and path not in run and PurePosixPath(path).name not in outside:
+            found[path] = _why(folder, path, facts, packages)
     return found
 
 
+def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
+    """The Python files of the folder that the host's imports of it (through the folder by dotted name, or by the
+    file's name from the analysed root) do not load, following the copy's own imports by their names from the analysed
+    root and from the copy's root (its scripts import `utils.dist_utils` from there). Nothing where the host imports
+    nothing of it: the import graph decides then."""
+    inside = {f.path: f for f in facts if f.path.endswith(".py") and f.path.startswith(folder + "/")}
+    by_module = {f.module: f.path for f in facts if f.module}
+    starts = {target for f in facts if f.path.endswith(".py") and f.path not in inside
+              for target in _targets(f.imports, by_module) if target in inside}
+    starts |= set(_through_paths(folder, facts))
+    if not starts:
+        return []
+    by_module |= {".".join(PurePosixPath(path[len(folder) + 1:]).with_suffix("").parts).removesuffix(".__init__"): path
+                  for path in inside}  # the copy's root is its scripts' sys.path[0]
+    reached, todo = set(), list(starts)
+    while todo:
+        path = todo.pop()
+        if path in reached:
+            continue
+        reached.add(path)
+        todo += [target for target in _targets(inside[path].imports, by_module) if target in inside]
+    return [path for path in inside if path not in reached]
+
+
+def _why(folder: str, path: str, facts: list[_Facts], packages: set[str]) -> str:
+    imported = sorted(imported_through(folder, facts))
+    if str(PurePosixPath(folder).parent) in packages or folder in packages or not imported:
+        return (f"bundled {folder}/ (another project's recipe with its own launcher, inside a package of this one): "
+                f"the project never launches {PurePosixPath(path).name}")
+    return (f"part of the bundled copy of {folder}/ (another project with its own launchers); the project imports "
+            f"only {', '.join(imported[:3])}{' …' if len(imported) > 3 else ''}")
+
+
 def bundled_project_folders(facts: Iterable[_Facts], packages: set[str]) -> set[str]:
-    """The folders inside a package of the project that hold their own launcher of their own Python script."""
+    """The folders that hold their own launcher of their own Python script (in the folder itself, or in a folder of
+    launchers one level down, run from the folder's root: scripts/train.sh running `python main.py`) and that the
+    host uses as a library: they lie inside a package of the project, or a file outside imports a module of theirs
+    by a dotted name through the folder (a namespace folder imported by dotted name,
+    `train_utils.<copy>.<package>.<module>`)."""
     facts = list(facts)
     python = {f.path for f in facts if f.path.endswith(".py")}
     by_module = {f.module: f.path for f in facts if f.module}
@@ -67,14 +125,15 @@ def bundled_project_folders(facts: Iterable[_Facts], packages: set[str]) -> set[
     for f in facts:
         if not f.launched_scripts or f.path.endswith(".py"):
             continue
-        folder = PurePosixPath(f.path).parent
-        if str(folder) == "." or str(folder.parent) not in packages and str(folder) not in packages:
-            continue
+        here = PurePosixPath(f.path).parent
         for script in f.launched_scripts:
             script = script.removeprefix("./")
-            if "/" not in script and f"{folder}/{script}" in python:
+            folder = next((folder for folder in (here, here.parent) if str(folder) != "."
+                           and f"{folder}/{script}" in python), None) if "/" not in script else None
+            if folder is None or str(folder) in found:
+                continue
+            if str(folder.parent) in packages or str(folder) in packages or imported_through(str(folder), facts):
                 found.add(str(folder))
-                break
     found = {folder for folder in found if not _imports_outside(folder, facts, by_module)}
     return {folder for folder in found
             if not any(PurePosixPath(folder).is_relative_to(other) and folder != other for other in found)}
@@ -93,6 +152,59 @@ def _imports_outside(folder: str, facts: list[_Facts], by_module: dict[str, str]
             if target is not None and not target.startswith(folder + "/"):
                 return True
     return False
+
+
+def imported_through(folder: str, facts: Iterable[_Facts]) -> set[str]:
+    """The modules of the folder that files outside it import by a dotted name naming the folder's parent, the folder
+    and the module inside it (`train_utils.copy.pkg.mod` for <...>/train_utils/copy/pkg/mod.py): the folder is a
+    library nested in the host's import tree. A top-level folder imported by its own name is the project's own."""
+    return {module for module, _ in through_imports(folder, facts)}
+
+
+def through_imports(folder: str, facts: Iterable[_Facts]) -> set[tuple[str, str]]:
+    """(module inside the folder, importer outside) for imports_through's names; the module's path is
+    <folder>/<module as a path>.py or its __init__.py."""
+    facts = list(facts)
+    inside = {".".join(PurePosixPath(f.path[len(folder) + 1:]).with_suffix("").parts).removesuffix(".__init__")
+              for f in facts if f.path.endswith(".py") and f.path.startswith(folder + "/")}
+    parts = PurePosixPath(folder).parts
+    prefixes = [".".join(parts[-k:]) + "." for k in range(2, len(parts) + 1)]
+    found = set()
+    for f in facts:
+        if not f.path.endswith(".py") or f.path.startswith(folder + "/"):
+            continue
+        for name in f.imports:
+            for prefix in prefixes:
+                rest = name[len(prefix):].split(".") if name.startswith(prefix) else []
+                module = next((".".join(rest[:end]) for end in range(len(rest), 0, -1) if ".".join(rest[:end]) in inside),
+                              None)
+                if module is not None:
+                    found.add((module, f.path))
+                    break
+    return found
+
+
+def host_imports(facts: Iterable[_Facts], packages: set[str]) -> dict[str, set[str]]:
+    """path → the files outside a bundled folder that import it through the folder by dotted name (a namespace path the
+    import index does not resolve from the importer's folder): the host's imports of the copy, which keep their reach."""
+    facts = list(facts)
+    found: dict[str, set[str]] = {}
+    for folder in bundled_project_folders(facts, packages):
+        for path, importers in _through_paths(folder, facts).items():
+            found.setdefault(path, set()).update(importers)
+    return found
+
+
+def _through_paths(folder: str, facts: list[_Facts]) -> dict[str, set[str]]:
+    """through_imports as path → importers."""
+    paths = {f.path for f in facts}
+    found: dict[str, set[str]] = {}
+    for module, importer in through_imports(folder, facts):
+        base = f"{folder}/{module.replace('.', '/')}"
+        path = next((p for p in (f"{base}.py", f"{base}/__init__.py") if p in paths), None)
+        if path is not None:
+            found.setdefault(path, set()).add(importer)
+    return found
 
 
 def outside_launches(facts: Iterable[_Facts], folders: set[str]) -> set[str]:

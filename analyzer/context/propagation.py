@@ -27,7 +27,12 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
-from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts, unrun_package_scripts
+from ascend_feasibility.analyzer.context.bundled_projects import (
+    host_imports,
+    unimported_projects,
+    unlaunched_scripts,
+    unrun_package_scripts,
+)
 from ascend_feasibility.analyzer.context.copy_reach import unreached_copy_definitions
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
@@ -98,6 +103,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     bundled_native = unimported_projects(facts, others=native, documented=context.readme_launches) if native else {}
     if bundled_native:
         guarded = dict(guarded) | {path: ("optional", why) for path, why in bundled_native.items() if path in native}
+    # a bundled copy's README and environment files (bundled_projects.py): the upstream's, not the host's; no facts
+    with_facts = {f.path for f in facts}
+    loose = {f.path for f in findings if f.path not in with_facts}
+    bundled_loose = unlaunched_scripts(facts, packages, others=loose, documented=context.readme_launches) if loose else {}
+    if bundled_loose:
+        guarded = dict(guarded) | {path: ("optional", why) for path, why in bundled_loose.items() if path in loose}
     test_only = test_only_functions(facts, context)
     self_tests = self_test_blocks(facts, context)
     for path, ranges in self_tests.items():
@@ -637,6 +648,11 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                     copies_loaded.add(path)
                 if path != f.path and not _inside_package(f.path, path):
                     imports[path].append((f.path, reach))
+    # the host's imports of a bundled copy through its namespace folders (bundled_projects.py): they load the module
+    for path, importers in host_imports(facts, package_folders(facts, context.source_roots) if packages is None
+                                        else packages).items():
+        imports[path] += [(importer, "runs") for importer in importers if context.of(importer).role in COUNTED_ROLES
+                          and context.of(importer).reach == "runs"]
     for path, platform in choice.selectors.items():  # the platform's selection is a load of the module by name
         imports[path].append((platform, "other-backend"))
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
@@ -670,8 +686,10 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     # the scripts of another project's recipe bundled inside a package, which nothing of the host launches
     # (bundled_projects.py): optional, and so is what only they import
     for path, why in unlaunched_scripts(facts, package_folders(facts, context.source_roots) if packages is None
-                                        else packages, console_modules).items():
-        result.setdefault(path, ("optional", why))
+                                        else packages, console_modules, documented=context.readme_launches).items():
+        if path not in result:
+            result[path] = ("optional", why)
+            unrun.add(path)  # what only they import is no entry's either
     # the scripts of a copied model package the host uses only as a library (bundled_projects.py): optional, and so
     # is what only they import
     for path, why in unrun_package_scripts(facts, package_folders(facts, context.source_roots) if packages is None

@@ -173,7 +173,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     consoles = {by_module[name] for name in console_modules if name in by_module}  # a src layout's depth_pro.cli
     # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them
     packages = package_folders(facts)
-    bundled = unlaunched_scripts(facts, packages, console_modules) if launched_names else {}
+    bundled = unlaunched_scripts(facts, packages, console_modules, documented=documented) if launched_names else {}
     # a copied model package's own scripts, where the host uses the package as a library (bundled_projects.py)
     bundled |= unrun_package_scripts(facts, packages, console_modules, documented, distribution)
     bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
