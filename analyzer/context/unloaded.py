@@ -438,9 +438,11 @@ def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: 
             continue
         for name in f.imports:
             parts = name.split(".")
-            tops_named = next((candidates[".".join(parts[:end])] for end in range(1, len(parts) + 1)
-                               if ".".join(parts[:end]) in candidates), set())
-            result |= {top for top in _nearest(tops_named, f.path) if not f.path.startswith(top + "/")}
+            # every package the dotted name walks through: `models.ade20k.segm_lib.nn` loads the package
+            # models/ade20k/segm_lib/nn (under a folder with no __init__.py) besides models/ade20k
+            for end in range(1, len(parts) + 1):
+                tops_named = candidates.get(".".join(parts[:end]), set())
+                result |= {top for top in _nearest(tops_named, f.path) if not f.path.startswith(top + "/")}
     return result
 
 
