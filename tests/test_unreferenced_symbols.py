@@ -548,3 +548,106 @@ def test_a_cycle_someone_outside_enters_runs(tmp_path):
     reach = _reach_by_line(tmp_path)
     assert reach[("detector/detector/util.py", 9)] == ("runs", None)
     assert reach[("detector/detector/util.py", 13)] == ("runs", None)
+
+
+# prec41b (round 32 A1 rows 17, 24, 36, 69; V1, V2) ----------------------------------------------------------------------
+def _reach_of(root, rule: str) -> dict[tuple[str, int], tuple[str, str | None]]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {(f.path, f.line): (f.reach, f.reach_reason) for f in report.findings if f.rule == rule}
+
+
+def _segmentation_library(tmp_path, train: str) -> None:
+    """An application's package importing a sub-package through a folder with no __init__.py (`lib/`), whose module
+    lists a DataParallel subclass in its own `__all__`, and whose __init__.py re-exports it: nothing builds it."""
+    write_tree(tmp_path, {
+        "train.py": train,
+        "models/seg/__init__.py": "from .net import build\n",
+        "models/seg/net.py": "from .lib.nn import SyncBN\ndef build():\n    return SyncBN()\n",
+        "models/seg/lib/nn/__init__.py": "from .modules import SyncBN\nfrom .parallel import ScatteredDP\n",
+        "models/seg/lib/nn/modules.py": "class SyncBN:\n    pass\n",
+        "models/seg/lib/nn/parallel.py": ("import torch.nn as nn\n__all__ = ['ScatteredDP']\n"
+                                          "class GatherDP(nn.DataParallel):\n    pass\n"
+                                          "class ScatteredDP(GatherDP):\n    pass\n"),
+    })
+
+
+def test_a_data_parallel_subclass_only_exported_re_exported_and_subclassed_is_not_built(tmp_path):
+    _segmentation_library(tmp_path, "from models.seg import build\nbuild()\n")
+    reach, why = _reach_of(tmp_path, "DST010")[("models/seg/lib/nn/parallel.py", 3)]
+    assert reach == "optional"
+    assert why == "line 3: class GatherDP is named only in ScatteredDP, which nothing in the project reaches"
+
+
+def test_a_data_parallel_subclass_a_script_builds_stays_counted(tmp_path):
+    _segmentation_library(tmp_path, "from models.seg import build\nfrom models.seg.lib.nn import ScatteredDP\n"
+                                    "ScatteredDP(build())\n")
+    assert _reach_of(tmp_path, "DST010")[("models/seg/lib/nn/parallel.py", 3)] == ("runs", None)
+
+
+def _registry_application(tmp_path, config_type: str, decorator: str = "@ARCH_REGISTRY.register()") -> None:
+    """A program building its network by a config's `type:` through a registry its archs register in."""
+    write_tree(tmp_path, {
+        "run.py": ("import yaml\nfrom app.archs import build\n"
+                   "build(yaml.safe_load(open('configs/train.yaml'))['network'])\n"),
+        "configs/train.yaml": f"network:\n  type: {config_type}\n",
+        "app/__init__.py": "",
+        "app/registry.py": "class Registry(dict):\n    pass\nARCH_REGISTRY = Registry()\n",
+        "app/archs.py": ("import torch\nfrom app.registry import ARCH_REGISTRY\n"
+                         f"{decorator}\nclass ConfiguredNet:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+                         f"{decorator}\nclass OtherNet:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+                         "def build(opt):\n    return ARCH_REGISTRY.get(opt['type'])()\n"),
+    })
+
+
+def test_a_registered_class_no_shipped_config_names_is_not_built(tmp_path):
+    _registry_application(tmp_path, "ConfiguredNet")
+    reach = _reach_by_line(tmp_path)
+    assert reach[("app/archs.py", 6)] == ("runs", None)  # `type: ConfiguredNet` in configs/train.yaml
+    assert reach[("app/archs.py", 10)] == (
+        "optional", "line 7: class OtherNet is named nowhere else in the project (no call, reference, export or "
+                    "config entry): nothing reaches it")
+
+
+def test_a_registered_class_a_config_names_or_a_registration_by_another_name_stays_counted(tmp_path):
+    _registry_application(tmp_path, "OtherNet")
+    assert _reach_by_line(tmp_path)[("app/archs.py", 10)] == ("runs", None)
+    for decorator in ("@ARCH_REGISTRY.register('alias')", "@app.register()"):  # built by another name; no registry
+        other = tmp_path / decorator[1:4]
+        _registry_application(other, "ConfiguredNet", decorator)
+        assert _reach_by_line(other)[("app/archs.py", 10)] == ("runs", None), decorator
+
+
+def _host_with_library_copy(tmp_path, setup: str) -> None:
+    """An application whose setup.py publishes it under its own name, carrying a copy of a catalogued library
+    (basicsr, knowledge/dependencies/packages.toml) of which it uses one function."""
+    write_tree(tmp_path, {
+        "setup.py": setup,
+        "main.py": "from basicsr.utils import used\nused()\n",
+        "basicsr/__init__.py": "",
+        "basicsr/utils.py": "import torch\ndef used():\n" + CUDA + "def unused_helper():\n" + CUDA,
+    })
+
+
+def test_a_library_copy_beside_a_project_setup_py_names_otherwise_is_judged(tmp_path):
+    _host_with_library_copy(tmp_path, "from setuptools import setup\nsetup(name='hostapp', version='0.1')\n")
+    reach = _reach_by_line(tmp_path)
+    assert reach[("basicsr/utils.py", 3)] == ("runs", None)
+    assert reach[("basicsr/utils.py", 5)][0] == "optional"
+
+
+def test_a_library_copy_is_the_library_where_setup_py_names_it_or_names_nothing_literal(tmp_path):
+    for folder, setup in (("own", "from setuptools import setup\nsetup(name='basicsr')\n"),
+                          ("computed", "from setuptools import setup\nNAME = 'hostapp'\nsetup(name=NAME)\n")):
+        _host_with_library_copy(tmp_path / folder, setup)
+        assert _reach_by_line(tmp_path / folder)[("basicsr/utils.py", 5)] == ("runs", None), folder
+
+
+def test_setup_py_name_is_a_literal_setup_call_argument(tmp_path):
+    from ascend_feasibility.analyzer.reading.config import load_project_config, setup_py_name
+    write_tree(tmp_path, {"a/setup.py": "import setuptools\nsetuptools.setup(name=\"host-app\")\n",
+                          "b/setup.py": "from setuptools import setup\nsetup(name=f'{x}-app')\n",
+                          "c/setup.py": "setup(name='x')\n", "c/pyproject.toml": '[project]\nname = "y"\n'})
+    assert setup_py_name(tmp_path / "a") == "host-app"
+    assert setup_py_name(tmp_path / "b") == ""
+    assert setup_py_name(tmp_path / "missing") == ""
+    assert load_project_config(tmp_path / "c").distribution == "y"  # pyproject's [project] name wins
