@@ -651,3 +651,34 @@ def test_setup_py_name_is_a_literal_setup_call_argument(tmp_path):
     assert setup_py_name(tmp_path / "b") == ""
     assert setup_py_name(tmp_path / "missing") == ""
     assert load_project_config(tmp_path / "c").distribution == "y"  # pyproject's [project] name wins
+
+
+def _swallowed_extension(tmp_path, extra: dict[str, str] | None = None) -> None:
+    """An op module importing its compiled extension in a `try:` that ignores the ImportError, and calling it."""
+    write_tree(tmp_path, {
+        "run.py": "from ops.act import fused\nfused(1)\n",
+        "ops/__init__.py": "",
+        "ops/act.py": ("import torch\ntry:\n    from . import act_ext\nexcept ImportError:\n    pass\n"
+                       "def fused(x):\n    y = torch.ones(1).cuda()\n    return act_ext.fused(x, y)\n"
+                       "def plain(x):\n" + CUDA + "plain(1)\n"),
+        **(extra or {}),
+    })
+
+
+def test_a_call_through_a_swallowed_extension_import_nothing_holds_or_builds_cannot_run(tmp_path):
+    _swallowed_extension(tmp_path)
+    reach = _reach_by_line(tmp_path)
+    assert reach[("ops/act.py", 7)] == (
+        "optional", "line 6: calls through `act_ext`, which the module imports in a `try:` that ignores its "
+                    "ImportError; the project holds no `act_ext` module, no native source beside it and no extension "
+                    "build: the call fails on every device")
+    assert reach[("ops/act.py", 10)] == ("runs", None)  # plain() calls no extension
+
+
+def test_a_call_through_an_extension_the_project_holds_or_builds_stays_counted(tmp_path):
+    for folder, extra in (("source", {"ops/src/act_kernel.cu": "__global__ void k() {}\n"}),
+                          ("built", {"setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
+                                                 "ext_modules = [CUDAExtension('ops.act_ext', ['a.cu'])]\n"}),
+                          ("held", {"ops/act_ext.py": "def fused(x, y):\n    return x\n"})):
+        _swallowed_extension(tmp_path / folder, extra)
+        assert _reach_by_line(tmp_path / folder)[("ops/act.py", 7)] == ("runs", None), folder
