@@ -197,7 +197,8 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     of the name as those definitions' use, so a class only subclassed by classes nothing builds is unreached too.
     A name the file imports and writes nowhere else at all comes with no definitions (`from model_util import
     torch_gc`, never called: round 28 A1 row 27, A2 row 76): an import is no call, so that file is no user.
-    A definition that is decorated (it may be registered) or a name written anywhere else (a call at module level, a
+    A definition that is decorated (it may be registered under any name; a registry's `@X_REGISTRY.register()`, which
+    builds by the class's own name, aside) or a name written anywhere else (a call at module level, a
     string outside the definitions) makes the name used; a comment is no use of a name the file imports (a
     construction commented out), and a file that looks names up gives none.
     An aliased import (`from ..stylegan3 import SynthesisLayer as AFSynthesisLayer`) is also listed under its source
