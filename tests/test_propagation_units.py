@@ -98,6 +98,7 @@ class Facts:
     unnamed_symbols: list = field(default_factory=list)
     inner_named: list = field(default_factory=list)
     reexports: list = field(default_factory=list)
+    extension_users: list = field(default_factory=list)
     imported_users: list = field(default_factory=list)
     method_users: list = field(default_factory=list)
     class_shapes: list = field(default_factory=list)

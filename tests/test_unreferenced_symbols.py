@@ -198,7 +198,8 @@ def test_unnamed_symbols_leave_out_what_the_file_names_again(tmp_path):
     text = ("__all__ = ['exported']\ndef exported():\n    pass\ndef called():\n    pass\ncalled()\n"
             "def lonely():\n    pass\nclass Alone:\n    pass\n@register\ndef decorated():\n    pass\n")
     found = unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))
-    assert found == [("lonely", 7, 8, "function"), ("Alone", 9, 10, "class")]
+    # the module's own `__all__` exports `exported`, which is no use of it (prec41b: lama's data_parallel.py)
+    assert found == [("exported", 2, 3, "function"), ("lonely", 7, 8, "function"), ("Alone", 9, 10, "class")]
 
 
 def test_a_file_calling_globals_names_everything_but_one_importing_a_globals_module_does_not():
@@ -391,9 +392,13 @@ def test_a_name_imported_and_written_only_inside_definitions_lists_them():
                                            ("InComment", []),  # a comment at module level is no use either
                                            ("ModulatedDeformConvPack", ["DCNv2Pack"]),
                                            ("Quoted", ["Detector"]),  # a string may be looked up: a use
+                                           # a registry's registration builds it by a name string only: the
+                                           # registered class is its user, reached where a config names it
+                                           ("RegisteredBase", ["Registered"]),
                                            ("helper_fn", ["DCNv2Pack", "make"]),
                                            ("modulated_deform", ["DCNv2Pack"])]
-    # a decorated class may be registered, a module-level call writes the name: neither is listed
+    # a module-level call writes the name: not listed; another decorator may register it under any name: a use
+    assert "RegisteredBase" not in dict(imported_users(_unit(text.replace("@ARCH_REGISTRY.register()", "@register"))))
     assert imported_users(_unit(text + "x = globals()['DCNv2Pack']\n")) == []  # a file looking names up
 
 
@@ -632,3 +637,137 @@ def test_a_short_name_is_listed_only_where_the_main_block_alone_names_it():
     # `fn`, named nowhere, and `go`, named only in another definition: too short to ask other files about
     assert unnamed == []
     assert inner == [("run", 1, 2, "function", [MAIN_BLOCK_USER])]
+
+
+# prec41b (round 32 A1 rows 17, 24, 36, 69; V1, V2) ----------------------------------------------------------------------
+def _reach_of(root, rule: str) -> dict[tuple[str, int], tuple[str, str | None]]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {(f.path, f.line): (f.reach, f.reach_reason) for f in report.findings if f.rule == rule}
+
+
+def _segmentation_library(tmp_path, train: str) -> None:
+    """An application's package importing a sub-package through a folder with no __init__.py (`lib/`), whose module
+    lists a DataParallel subclass in its own `__all__`, and whose __init__.py re-exports it: nothing builds it."""
+    write_tree(tmp_path, {
+        "train.py": train,
+        "models/seg/__init__.py": "from .net import build\n",
+        "models/seg/net.py": "from .lib.nn import SyncBN\ndef build():\n    return SyncBN()\n",
+        "models/seg/lib/nn/__init__.py": "from .modules import SyncBN\nfrom .parallel import ScatteredDP\n",
+        "models/seg/lib/nn/modules.py": "class SyncBN:\n    pass\n",
+        "models/seg/lib/nn/parallel.py": ("import torch.nn as nn\n__all__ = ['ScatteredDP']\n"
+                                          "class GatherDP(nn.DataParallel):\n    pass\n"
+                                          "class ScatteredDP(GatherDP):\n    pass\n"),
+    })
+
+
+def test_a_data_parallel_subclass_only_exported_re_exported_and_subclassed_is_not_built(tmp_path):
+    _segmentation_library(tmp_path, "from models.seg import build\nbuild()\n")
+    reach, why = _reach_of(tmp_path, "DST010")[("models/seg/lib/nn/parallel.py", 3)]
+    assert reach == "optional"
+    assert why == "line 3: class GatherDP is named only in ScatteredDP, which nothing in the project reaches"
+
+
+def test_a_data_parallel_subclass_a_script_builds_stays_counted(tmp_path):
+    _segmentation_library(tmp_path, "from models.seg import build\nfrom models.seg.lib.nn import ScatteredDP\n"
+                                    "ScatteredDP(build())\n")
+    assert _reach_of(tmp_path, "DST010")[("models/seg/lib/nn/parallel.py", 3)] == ("runs", None)
+
+
+def _registry_application(tmp_path, config_type: str, decorator: str = "@ARCH_REGISTRY.register()") -> None:
+    """A program building its network by a config's `type:` through a registry its archs register in."""
+    write_tree(tmp_path, {
+        "run.py": ("import yaml\nfrom app.archs import build\n"
+                   "build(yaml.safe_load(open('configs/train.yaml'))['network'])\n"),
+        "configs/train.yaml": f"network:\n  type: {config_type}\n",
+        "app/__init__.py": "",
+        "app/registry.py": "class Registry(dict):\n    pass\nARCH_REGISTRY = Registry()\n",
+        "app/archs.py": ("import torch\nfrom app.registry import ARCH_REGISTRY\n"
+                         f"{decorator}\nclass ConfiguredNet:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+                         f"{decorator}\nclass OtherNet:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+                         "def build(opt):\n    return ARCH_REGISTRY.get(opt['type'])()\n"),
+    })
+
+
+def test_a_registered_class_no_shipped_config_names_is_not_built(tmp_path):
+    _registry_application(tmp_path, "ConfiguredNet")
+    reach = _reach_by_line(tmp_path)
+    assert reach[("app/archs.py", 6)] == ("runs", None)  # `type: ConfiguredNet` in configs/train.yaml
+    assert reach[("app/archs.py", 10)] == (
+        "optional", "line 7: class OtherNet is named nowhere else in the project (no call, reference, export or "
+                    "config entry): nothing reaches it")
+
+
+def test_a_registered_class_a_config_names_or_a_registration_by_another_name_stays_counted(tmp_path):
+    _registry_application(tmp_path, "OtherNet")
+    assert _reach_by_line(tmp_path)[("app/archs.py", 10)] == ("runs", None)
+    for decorator in ("@ARCH_REGISTRY.register('alias')", "@app.register()"):  # built by another name; no registry
+        other = tmp_path / decorator[1:4]
+        _registry_application(other, "ConfiguredNet", decorator)
+        assert _reach_by_line(other)[("app/archs.py", 10)] == ("runs", None), decorator
+
+
+def _host_with_library_copy(tmp_path, setup: str) -> None:
+    """An application whose setup.py publishes it under its own name, carrying a copy of a catalogued library
+    (basicsr, knowledge/dependencies/packages.toml) of which it uses one function."""
+    write_tree(tmp_path, {
+        "setup.py": setup,
+        "main.py": "from basicsr.utils import used\nused()\n",
+        "basicsr/__init__.py": "",
+        "basicsr/utils.py": "import torch\ndef used():\n" + CUDA + "def unused_helper():\n" + CUDA,
+    })
+
+
+def test_a_library_copy_beside_a_project_setup_py_names_otherwise_is_judged(tmp_path):
+    _host_with_library_copy(tmp_path, "from setuptools import setup\nsetup(name='hostapp', version='0.1')\n")
+    reach = _reach_by_line(tmp_path)
+    assert reach[("basicsr/utils.py", 3)] == ("runs", None)
+    assert reach[("basicsr/utils.py", 5)][0] == "optional"
+
+
+def test_a_library_copy_is_the_library_where_setup_py_names_it_or_names_nothing_literal(tmp_path):
+    for folder, setup in (("own", "from setuptools import setup\nsetup(name='basicsr')\n"),
+                          ("computed", "from setuptools import setup\nNAME = 'hostapp'\nsetup(name=NAME)\n")):
+        _host_with_library_copy(tmp_path / folder, setup)
+        assert _reach_by_line(tmp_path / folder)[("basicsr/utils.py", 5)] == ("runs", None), folder
+
+
+def test_setup_py_name_is_a_literal_setup_call_argument(tmp_path):
+    from ascend_feasibility.analyzer.reading.config import load_project_config, setup_py_name
+    write_tree(tmp_path, {"a/setup.py": "import setuptools\nsetuptools.setup(name=\"host-app\")\n",
+                          "b/setup.py": "from setuptools import setup\nsetup(name=f'{x}-app')\n",
+                          "c/setup.py": "setup(name='x')\n", "c/pyproject.toml": '[project]\nname = "y"\n'})
+    assert setup_py_name(tmp_path / "a") == "host-app"
+    assert setup_py_name(tmp_path / "b") == ""
+    assert setup_py_name(tmp_path / "missing") == ""
+    assert load_project_config(tmp_path / "c").distribution == "y"  # pyproject's [project] name wins
+
+
+def _swallowed_extension(tmp_path, extra: dict[str, str] | None = None) -> None:
+    """An op module importing its compiled extension in a `try:` that ignores the ImportError, and calling it."""
+    write_tree(tmp_path, {
+        "run.py": "from ops.act import fused\nfused(1)\n",
+        "ops/__init__.py": "",
+        "ops/act.py": ("import torch\ntry:\n    from . import act_ext\nexcept ImportError:\n    pass\n"
+                       "def fused(x):\n    y = torch.ones(1).cuda()\n    return act_ext.fused(x, y)\n"
+                       "def plain(x):\n" + CUDA + "plain(1)\n"),
+        **(extra or {}),
+    })
+
+
+def test_a_call_through_a_swallowed_extension_import_nothing_holds_or_builds_cannot_run(tmp_path):
+    _swallowed_extension(tmp_path)
+    reach = _reach_by_line(tmp_path)
+    assert reach[("ops/act.py", 7)] == (
+        "optional", "line 6: calls through `act_ext`, which the module imports in a `try:` that ignores its "
+                    "ImportError; the project holds no `act_ext` module, no native source beside it and no extension "
+                    "build: the call fails on every device")
+    assert reach[("ops/act.py", 10)] == ("runs", None)  # plain() calls no extension
+
+
+def test_a_call_through_an_extension_the_project_holds_or_builds_stays_counted(tmp_path):
+    for folder, extra in (("source", {"ops/src/act_kernel.cu": "__global__ void k() {}\n"}),
+                          ("built", {"setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"
+                                                 "ext_modules = [CUDAExtension('ops.act_ext', ['a.cu'])]\n"}),
+                          ("held", {"ops/act_ext.py": "def fused(x, y):\n    return x\n"})):
+        _swallowed_extension(tmp_path / folder, extra)
+        assert _reach_by_line(tmp_path / folder)[("ops/act.py", 7)] == ("runs", None), folder

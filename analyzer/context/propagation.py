@@ -57,7 +57,7 @@ from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
-from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
+from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuildable_extension_calls, unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.uncalled_functions import uncalled_ranges, uncalled_script_functions
 from ascend_feasibility.analyzer.context.uncalled_methods import method_ranges, uncalled_methods
 from ascend_feasibility.analyzer.context.unhooked_loaders import unhooked_loaders, unhooked_ranges, unhooked_sources
@@ -168,6 +168,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         switch_takes = switch_rule(conventions.opt_in)
     unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                               set(referrers))
+    unbuildable = unbuildable_extension_calls(facts, context, frozenset({f.path for f in facts}
+                                                                      | {f.path for f in findings}))
     switched_built = switched_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                                       switches_on)
     unhooked_built = unhooked_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES},
@@ -183,7 +185,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     called_elsewhere = _called_elsewhere(findings, facts)
     hooked = hooked_methods(findings, load_context_conventions().opt_in.library_hooks)
     if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
-            or unbuilt
+            or unbuilt or unbuildable
             or switched_built or unhooked_built or stale
             or on_default or unused_defaults or unread or switches_on or in_function or called_elsewhere or ungrouped
             or hooked):
@@ -244,6 +246,13 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             place = Place(finding.role, "optional", switched_built[finding.path])
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unhooked_built:
             place = Place(finding.role, "optional", unhooked_built[finding.path])
+        if place is None and finding.path in unbuildable and finding.role in COUNTED_ROLES and (
+                finding.reach == "runs" or finding.path in guarded):
+            # a call through a swallowed `from . import x_ext` nothing holds or builds: its own reason, before the
+            # module's (an importer's reach says nothing of a call that cannot run anywhere)
+            reason = next((r for start, end, r in unbuildable[finding.path] if start <= finding.line <= end), None)
+            if reason is not None:
+                place = Place(finding.role, "optional", reason)
         if place is None and finding.reach == "runs" and finding.path in guarded and (
                 finding.domain in feature_domains or finding.path in kernel_modules
                 or guarded[finding.path][0] in {"optional", "other-backend"}):  # loaded only so: all of it is

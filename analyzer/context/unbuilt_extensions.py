@@ -14,6 +14,8 @@ so when
   modules that fail with it) is a script, a launched or console module, a file outside any package, or a top-level
   package's __init__.py. Where one is, the project runs it and needs the extension installed: its findings count.
 Those modules are optional; what only they import follows (propagation.guarded_modules).
+A module that imports its extension as `try: from . import name_ext` / `except ImportError: pass` loads anyway; the
+definitions calling through `name_ext` are what cannot run when nothing holds or builds it (unbuildable_extension_calls).
 """
 
 from __future__ import annotations
@@ -26,10 +28,13 @@ from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
 from ascend_feasibility.analyzer.context.written_names import word_set
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
+from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.knowledge import load_context_conventions
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
+
+
 
 
 def unbuilt_extension_modules(facts: list[ModuleFacts], context: ProjectContext,
@@ -102,3 +107,37 @@ def _own_package(importer: str, target: str) -> bool:
     """A package's own modules do not load its __init__.py: whoever imports the package from outside does."""
     return target.endswith("__init__.py") and importer.startswith(target[: -len("__init__.py")])
 
+
+
+def unbuildable_extension_calls(facts: list[ModuleFacts], context: ProjectContext,
+                                files: frozenset[str] = frozenset()) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of the module-level definitions calling through an extension the module
+    imports as `try: from . import name_ext` / `except ImportError: pass` (phases/extension_users.py), where the
+    project can neither hold nor make it: no file or folder of that name beside the module, no native source (.cu,
+    .cpp, ...) in the module's folder or below it (nothing a JIT `load(sources=...)` arm could compile), and no build
+    file that compiles an extension (opt_in.extension_builds: CUDAExtension, ext_modules, ...). The module imports
+    fine; the Function that calls `name_ext.forward(...)` fails with a NameError on any device (BasicSR's fused_act,
+    upfirdn2d and dcn ops carried without their src/ folders or a build). `files`: every path of the project."""
+    users = [f for f in facts if f.extension_users and context.of(f.path).role in COUNTED_ROLES]
+    if not users:
+        return {}
+    builds = frozenset(load_context_conventions().opt_in.extension_builds)
+    build_words = {word for f in facts if context.of(f.path).role == "build" for word in word_set(f.words)}
+    if builds & build_words:
+        return {}
+    paths = files or frozenset(f.path for f in facts)
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for f in users:
+        folder = path_view(f.path).parent
+        prefix = "" if folder == "." else folder + "/"
+        below = [path for path in paths if path.startswith(prefix)]
+        if any(path_view(path).name.endswith(NATIVE_SUFFIXES) for path in below):
+            continue
+        for name, first, last in f.extension_users:
+            if any(path[len(prefix):].split("/")[0].split(".")[0] == name for path in below):
+                continue  # name.py, name/, name.cpython-310-x86_64-linux-gnu.so beside the module
+            result.setdefault(f.path, []).append((first, last, (
+                f"line {first}: calls through `{name}`, which the module imports in a `try:` that ignores its "
+                f"ImportError; the project holds no `{name}` module, no native source beside it and no extension "
+                "build: the call fails on every device")))
+    return result

@@ -40,6 +40,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context import plugin_registries
+from ascend_feasibility.analyzer.context.copy_reach import copy_folder
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
@@ -438,9 +439,16 @@ def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: 
             continue
         for name in f.imports:
             parts = name.split(".")
-            tops_named = next((candidates[".".join(parts[:end])] for end in range(1, len(parts) + 1)
-                               if ".".join(parts[:end]) in candidates), set())
-            result |= {top for top in _nearest(tops_named, f.path) if not f.path.startswith(top + "/")}
+            # every package the dotted name walks through: `models.ade20k.segm_lib.nn` loads the package
+            # models/ade20k/segm_lib/nn (under a folder with no __init__.py) besides models/ade20k; a vendored
+            # copy's package (copy_reach.copy_folder: app/whisper/whisper/) is copy_reach.py's to judge
+            first = True
+            for end in range(1, len(parts) + 1):
+                tops_named = candidates.get(".".join(parts[:end]), set())
+                if not first:
+                    tops_named = {top for top in tops_named if copy_folder(top + "/__init__.py") is None}
+                first = first and not tops_named
+                result |= {top for top in _nearest(tops_named, f.path) if not f.path.startswith(top + "/")}
     return result
 
 

@@ -26,7 +26,7 @@ class ProjectConfig:
     exclude: list[str] = field(default_factory=list)
     phases: dict[str, list[str]] = field(default_factory=dict)  # phase → globs of files that belong to it
     console_modules: list[str] = field(default_factory=list)  # modules of [project.scripts] entry points
-    distribution: str = ""  # [project] name: what the project publishes itself as
+    distribution: str = ""  # [project] name, else setup.py's literal `setup(name=...)`: what the project publishes itself as
     roles: dict[str, list[str]] = field(default_factory=dict)  # role → globs of files that have it
     problems: list[SkippedFile] = field(default_factory=list)
     # the root README's text (its first MAX_README_BYTES): the generation of a model it points users to, where the
@@ -51,6 +51,7 @@ def load_project_config(root: Path) -> ProjectConfig:
         name, data = found
         config.readme, config.read[name] = data.decode("utf-8", errors="replace"), data
     config.source_roots = _setup_cfg_roots(root)
+    config.distribution = setup_py_name(root)  # pyproject's [project] name, read below, wins
     try:
         os.lstat(root / "pyproject.toml")
     except OSError:
@@ -132,6 +133,34 @@ def _setup_cfg_roots(root: Path) -> list[str]:
         return []
     lines = [line.split("=", 1) for line in value.splitlines() if "=" in line]
     return package_dir_roots((name.strip(), folder.strip()) for name, folder in lines)
+
+
+def setup_py_name(root: Path) -> str:
+    """The name the root setup.py publishes the project under: a string literal passed as `name=` to a module-level
+    `setup(...)` / `setuptools.setup(...)` call (StableSR's `setup(name='StableSR', packages=find_packages())`), read
+    from the syntax tree, never run; "" where there is none or the name is computed."""
+    try:
+        data = read_contained(root, "setup.py", MAX_SETTINGS_BYTES)
+    except Unreadable:
+        return ""
+    from ascend_feasibility.analyzer.reading import parsing
+
+    tree = parsing.parse("python", data)
+    if parsing.over_budget(tree) is not None:
+        return ""
+    names = set()
+    for node in parsing.walk(tree, limit=100_000):
+        if node.type != "call" or parsing.callee_name(node) != "setup":
+            continue
+        arguments = node.child_by_field_name("arguments")
+        for argument in arguments.named_children if arguments is not None else ():
+            key = argument.child_by_field_name("name") if argument.type == "keyword_argument" else None
+            value = argument.child_by_field_name("value") if key is not None else None
+            if key is not None and parsing.text(key) == "name" and value is not None and value.type == "string":
+                inner = [child.type for child in value.named_children]
+                if inner == ["string_start", "string_content", "string_end"]:  # a plain literal, no f-string part
+                    names.add(parsing.text(value.named_children[1]))
+    return names.pop() if len(names) == 1 else ""
 
 
 def root_readme(root: Path) -> tuple[str, bytes] | None:

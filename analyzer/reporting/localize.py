@@ -75,6 +75,9 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^imports (?P<through>\S+) at its top level, which needs the compiled extension `(?P<extension>[^`]+)` when it "
      r"loads, which the project neither builds nor declares; no entry point of the project imports it "
      r"unconditionally$", "reason.unbuilt_extension_importer"),
+    (r"^line (?P<line>\d+): calls through `(?P<extension>[^`]+)`, which the module imports in a `try:` that ignores "
+     r"its ImportError; the project holds no `(?P=extension)` module, no native source beside it and no extension "
+     r"build: the call fails on every device$", "reason.unbuildable_extension_call"),
     (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
      r"reference, export or config entry\): nothing reaches it$", "reason.unnamed_symbol"),
     (r"^line (?P<line>\d+): (?P<owner>[^.\s]+)\.(?P<attribute>\S+) is stored and never read: no code of its module "

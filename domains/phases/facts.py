@@ -52,6 +52,7 @@ from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.class_uses import class_shapes, class_uses, later_uses
 from ascend_feasibility.domains.phases.config_modules import is_config_module
 from ascend_feasibility.domains.phases.dict_built_classes import dict_built_classes
+from ascend_feasibility.domains.phases.extension_users import extension_users
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
@@ -337,6 +338,9 @@ class PhaseFacts:
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
     inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
     reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
+    # (extension, first, last) of definitions calling through `from . import x_ext` whose ImportError is swallowed
+    # (extension_users.py, analyzer/context/unbuilt_extensions.py)
+    extension_users: list[tuple[str, int, int]] = field(default_factory=list)
     # names it imports and writes only inside its own module-level definitions: (name, those definitions) (symbols.py)
     imported_users: list[tuple[str, list[str]]] = field(default_factory=list)
     # a vendored copy's module: (name, first, last, kind, pinned, words) of its definitions, its `__main__` block and
@@ -382,6 +386,7 @@ class PhaseFacts:
         self.unnamed_symbols += other.unnamed_symbols
         self.inner_named += other.inner_named
         self.reexports += other.reexports
+        self.extension_users += other.extension_users
         self.imported_users += other.imported_users
         self.copy_units += other.copy_units
         self.dynamic_lookups += other.dynamic_lookups
@@ -488,6 +493,7 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         if unit.kind == "python":
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
             facts.reexports = symbols.reexported_names(unit)
+            facts.extension_users = extension_users(unit)
             facts.imported_users = symbols.imported_users(unit)
             if copy_folder(unit.path) is not None:  # the units of a vendored copy's module (analyzer/context/copy_reach.py)
                 facts.copy_units = symbols.copy_units(unit)

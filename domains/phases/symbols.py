@@ -131,6 +131,10 @@ def reexported_names(unit: Unit) -> list[str]:
 # decorators that only cache a function's results or compile it (Triton's jit, autotune and heuristics; numba's jit):
 # they register it nowhere, so its name is still the only way in (a kernel launched only by an unreached host function)
 INERT_DECORATORS = frozenset({"lru_cache", "cache", "jit", "autotune", "heuristics"})
+# a registry's registering method applied to a module-level constant (`@ARCH_REGISTRY.register()`, `@MODELS.register_module()`):
+# the registry builds the class only from a name string (`ARCH_REGISTRY.get(opt['type'])`), which a config (`type:
+# Name`) or code must write, so the definition is judged like an undecorated one: no file writing its name, no build
+REGISTERING_METHODS = frozenset({"register", "register_module"})
 
 
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
@@ -174,7 +178,7 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
         text = parsing.text(name)
         if text and not text.startswith("__"):  # a short name (`run`) is kept only if the main block alone names it
             found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, DEFINITIONS[definition.type],
-                          statement, statement is definition))
+                          statement, statement is definition or _registered(statement)))
     if not found or _looks_names_up(unit):
         return [], []
     if all(kind == "main" for _, _, _, kind, _, _ in found):
@@ -199,7 +203,8 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     of the name as those definitions' use, so a class only subclassed by classes nothing builds is unreached too.
     A name the file imports and writes nowhere else at all comes with no definitions (`from model_util import
     torch_gc`, never called: round 28 A1 row 27, A2 row 76): an import is no call, so that file is no user.
-    A definition that is decorated (it may be registered) or a name written anywhere else (a call at module level, a
+    A definition that is decorated (it may be registered under any name; a registry's `@X_REGISTRY.register()`, which
+    builds by the class's own name, aside) or a name written anywhere else (a call at module level, a
     string outside the definitions) makes the name used; a comment is no use of a name the file imports (a
     construction commented out), and a file that looks names up gives none.
     An aliased import (`from ..stylegan3 import SynthesisLayer as AFSynthesisLayer`) is also listed under its source
@@ -454,10 +459,11 @@ def _plain_name(node: Node) -> bool:
     return node.type == "identifier"
 
 
-def _inert(decorated: Node, inert: frozenset[str] = INERT_DECORATORS) -> bool:
-    """Are all the decorators of a decorated definition ones that register nothing (`@functools.lru_cache()`)?"""
+def _inert(decorated: Node, inert: frozenset[str] = INERT_DECORATORS, registrations: bool = True) -> bool:
+    """Are all the decorators of a decorated definition ones that register nothing (`@functools.lru_cache()`), or
+    (`registrations`) registrations in a registry that builds by a name string only (_registration)?"""
     for decorator in decorated.children:
-        if decorator.type != "decorator":
+        if decorator.type != "decorator" or (registrations and _registration(decorator)):
             continue
         expression = decorator.named_children[0] if decorator.named_children else None
         if expression is not None and expression.type == "call":
@@ -469,6 +475,31 @@ def _inert(decorated: Node, inert: frozenset[str] = INERT_DECORATORS) -> bool:
     return True
 
 
+def _registered(decorated: Node) -> bool:
+    """Is a decorated definition registered in a registry (_registration), its other decorators inert? Such a class
+    is built by its name string only, so it is judged like an undecorated definition, unnamed where nothing names it."""
+    decorators = [child for child in decorated.children if child.type == "decorator"]
+    return any(_registration(decorator) for decorator in decorators) and _inert(decorated)
+
+
+def _registration(decorator: Node) -> bool:
+    """`@ARCH_REGISTRY.register()` / `@MODELS.register_module()`: a registering method (REGISTERING_METHODS) called
+    with no argument, or with keyword arguments only (`force=True`; a positional one may be the name it is built by),
+    on a module-level constant's name (upper case: a registry object, not an application's `app.register`)."""
+    expression = decorator.named_children[0] if decorator.named_children else None
+    if expression is None or expression.type != "call":
+        return False
+    arguments = expression.child_by_field_name("arguments")
+    if arguments is not None and any(child.type != "keyword_argument" for child in arguments.named_children):
+        return False
+    function = expression.child_by_field_name("function")
+    if function is None or function.type != "attribute":
+        return False
+    owner, method = function.child_by_field_name("object"), function.child_by_field_name("attribute")
+    return (owner is not None and owner.type == "identifier" and parsing.text(owner).isupper()
+            and method is not None and parsing.text(method) in REGISTERING_METHODS)
+
+
 def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str, set[str]]]:
     """The names among `found` the file writes outside every module-level definition of `found`, and, for the others
     it writes inside another one of them, those definitions' names: its own body may name one
@@ -476,8 +507,9 @@ def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str
     text = unit.source.text
     if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
         return _named_elsewhere_by_count(unit, found), {}
-    zones = _split(sorted((statement.start_byte, statement.end_byte, name) for name, _, _, _, statement, _ in found),
-                   _dead_arms(unit))
+    zones = [(statement.start_byte, statement.end_byte, name) for name, _, _, _, statement, _ in found]
+    zones = sorted(zones + [(statement.start_byte, statement.end_byte, None) for statement in _export_lists(unit)])
+    zones = _split(zones, _dead_arms(unit))
     named, users = _words_by_zone(unit.source.data, sorted({name for name, _, _, _, _, _ in found}), zones)
     return named, {name: holders for name, holders in users.items() if name not in named}
 
@@ -509,6 +541,22 @@ def _split(zones: list[tuple[int, int, str | None]], dead: list[tuple[int, int, 
             arm = next(arms, None)
         result.append((start, end, owner))
     return result
+
+
+def _export_lists(unit: Unit) -> list[Node]:
+    """The module-level `__all__ = [...]` statements: a module listing its own definition there exports it, which
+    is no use (lama's data_parallel.py listing `UserScatteredDataParallel`, which nothing builds); a file importing
+    it still names it (unreferenced.py reads the package __init__.py only re-exporting it as no use either)."""
+    if b"__all__" not in unit.source.data:
+        return []
+    module = unit_statements(unit)
+    found = []
+    for statement, kind, head in zip(module.statements, module.kinds, module.heads, strict=True):
+        if kind == "expression_statement" and head is not None and head.type == "assignment":
+            left = head.child_by_field_name("left")
+            if left is not None and parsing.text(left) == "__all__":
+                found.append(statement)
+    return found
 
 
 def _named_elsewhere_by_count(unit: Unit, found: list[tuple]) -> set[str]:
@@ -544,7 +592,8 @@ def copy_units(unit: Unit) -> list[tuple[str, int, int, str, bool, str]]:
                           words))
         elif name is not None and name.type == "identifier":
             units.append((parsing.text(name), statement.start_point.row + 1, statement.end_point.row + 1,
-                          DEFINITIONS[definition.type], statement is not definition and not _inert(statement), words))
+                          DEFINITIONS[definition.type],
+                          statement is not definition and not _inert(statement, registrations=False), words))
         elif not (kind in {"import_statement", "import_from_statement", "future_import_statement"}
                   or (head is not None and head.type == "assignment" and kind == "expression_statement"
                       and (left := head.child_by_field_name("left")) is not None and parsing.text(left) == "__all__")):
