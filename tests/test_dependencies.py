@@ -1007,8 +1007,10 @@ def test_companion_pins_that_admit_the_target_are_no_cap(tmp_path):
 def test_dev402_advice_is_npu_only_and_warn_only(tmp_path):
     # round 25 B1 C6 row 21 (FunASR): the cuDNN flag limits cuDNN's choice only; a global, raising
     # use_deterministic_algorithms(True) is stronger (CTCLoss backward, CUBLAS_WORKSPACE_CONFIG on CUDA)
+    # a convolution is built, so the flag matters (with none, DEV402 says the switch changes nothing: round 32 A1 34)
     write(tmp_path, {"train.py": "import torch\ndef main(**kwargs):\n    torch.manual_seed(0)\n"
-                                 "    torch.backends.cudnn.deterministic = kwargs.get('cudnn_deterministic', True)\n"})
+                                 "    torch.backends.cudnn.deterministic = kwargs.get('cudnn_deterministic', True)\n"
+                                 "    return torch.nn.Conv2d(1, 1, 3)\n"})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     finding = next(f for f in report.findings if f.rule == "DEV402")
     assert "warn_only=True" in finding.replacement.code and "NPU path only" in finding.replacement.code
