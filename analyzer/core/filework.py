@@ -9,6 +9,7 @@ import functools
 import gc
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -306,30 +307,20 @@ class FileWorker:
         """Each dtype assert or device buffer that only serves a kernel call of an autograd Function, with the
         Function's own finding (kernel_contract.py), whose reach it takes: it runs exactly when the kernel does (a
         CUDA-guarded Function's buffers go with it). Only within one role."""
-        anchors = [h for h in hits if self.kb.rules[h.rule].kernel_part == "function"]
-        if not anchors or unit.kind != "python" or not unit.parsed:
-            return {}
-        root = unit.tree()
-
-        def node(hit: Hit):
-            span = hit.span
-            return root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
-
-        by_node = {node(h).id: h for h in anchors if node(h) is not None}
-        sites = [(h, node(h)) for h in hits if self.kb.rules[h.rule].kernel_part == "contract"]
-        found = contract_sites(root, [node(h) for h in anchors if node(h) is not None],
-                               [(h, n) for h, n in sites if n is not None])
-        folded = {}
-        for hit, anchor_node in found.items():
-            anchor = by_node[anchor_node.id]
-            if places[anchor].role == places[hit].role:
-                folded[hit] = anchor
-        return folded
+        return self._anchored_sites(unit, hits, places, "function",
+                                    lambda hit: self.kb.rules[hit.rule].kernel_part == "contract", contract_sites)
 
     def _kernel_wrappers(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
         """Each device finding inside the wrapper of a launcher compiling a CUDA kernel outside torch (CuPy), with the
         launcher's own finding (kernel_wrapper.py): the kernel's port replaces the wrapper. Only within one role."""
-        anchors = [h for h in hits if self.kb.rules[h.rule].kernel_part == "launcher"]
+        return self._anchored_sites(unit, hits, places, "launcher",
+                                    lambda hit: self.kb.rules[hit.rule].domain == "device", wrapper_sites)
+
+    def _anchored_sites(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place], anchor_part: str,
+                        is_site: Callable[[Hit], bool], finder: Callable) -> dict[Hit, Hit]:
+        """The site hits `finder(root, anchor nodes, [(site hit, node)])` ties to an anchor hit (a rule whose
+        kernel_part is `anchor_part`), each with its anchor, where both have one role."""
+        anchors = [h for h in hits if self.kb.rules[h.rule].kernel_part == anchor_part]
         if not anchors or unit.kind != "python" or not unit.parsed:
             return {}
         root = unit.tree()
@@ -339,8 +330,8 @@ class FileWorker:
             return root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
 
         by_node = {n.id: h for h in anchors if (n := node(h)) is not None}
-        sites = [(h, n) for h in hits if self.kb.rules[h.rule].domain == "device" and (n := node(h)) is not None]
-        found = wrapper_sites(root, [n for h in anchors if (n := node(h)) is not None], sites)
+        sites = [(h, n) for h in hits if is_site(h) and (n := node(h)) is not None]
+        found = finder(root, [n for h in anchors if (n := node(h)) is not None], sites)
         return {hit: by_node[anchor_node.id] for hit, anchor_node in found.items()
                 if places[by_node[anchor_node.id]].role == places[hit].role}
 
