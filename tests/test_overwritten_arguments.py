@@ -70,6 +70,7 @@ def test_what_may_read_the_value_elsewhere_keeps_the_argument():
     assert _lines(WORKER.replace("class Worker:", "class Worker(Base):") + call) == {}  # a base's property or setattr
     prop = "    @property\n    def device(self):\n        return self._d\n"
     assert _lines(WORKER + prop + call) == {}  # a property named after the attribute
+    assert _lines(WORKER.replace("class Worker:\n", "class Worker:\n    device = property(get, put)\n") + call) == {}
     assert _lines(WORKER + "Worker = wrap(Worker)\n" + call) == {}  # the name is bound again
     assert _lines(WORKER + "w = Worker('cuda:0', 512).to('cuda')\n") == {}  # the call is not the whole statement
     assert _lines(WORKER + "w = Worker('cuda:0', size())\n") == {}  # a nested call on the line

@@ -7,7 +7,8 @@ nothing uses: `optional`, with the reason.
 
 Per file, one pass (overwritten_arguments). The callee is a module-level function, or a module-level class deriving
 from nothing but `object` (a base class, another file's, may define a property or `__setattr__` that reads the value)
-whose body defines no `__setattr__` and no method named after the attribute (a property's setter reads it); the file
+whose body defines no `__setattr__` and neither a method nor a class attribute named after the attribute (a
+property's setter reads it); the file
 binds the name nowhere else at its top level (no second definition, no assignment). A parameter is overwritten when,
 in the callee's own body (the statements of the body itself, which always run in order):
 - the first statement naming it is `p = <value>`, the value not naming it (a function rebinding its argument); or
@@ -99,7 +100,7 @@ def _callees(module: ModuleStatements) -> dict[str, tuple[list[str], set[str], d
         positional, keywords = _parameters(init)
         if not positional:
             continue
-        dead = _overwritten(init, positional[0], f"{name}.__init__", lambda a, cls=definition: _method(cls, a) is None)
+        dead = _overwritten(init, positional[0], f"{name}.__init__", lambda a, cls=definition: not _class_binds(cls, a))
         if dead:
             result[name] = (positional[1:], keywords - {positional[0]}, dead)
     for _, definition in module.functions:
@@ -128,6 +129,19 @@ def _method(cls: Node, name: str) -> Node | None:
                 parsing.text(inner.child_by_field_name("name")) == name:
             return inner
     return None
+
+
+def _class_binds(cls: Node, name: str) -> bool:
+    """The class body defines a method named `name` or assigns the name (`device = property(...)`)."""
+    if _method(cls, name) is not None:
+        return True
+    body = cls.child_by_field_name("body")
+    for statement in body.named_children if body is not None else []:
+        assignment = parsing.statement_assignment(statement)
+        left = assignment.child_by_field_name("left") if assignment is not None else None
+        if left is not None and name in {parsing.text(n) for n in parsing.walk(left, limit=200) if n.type == "identifier"}:
+            return True
+    return False
 
 
 def _parameters(function: Node) -> tuple[list[str], set[str]]:
