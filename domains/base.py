@@ -249,6 +249,7 @@ class ModuleFacts(Protocol):
     option_choices: list[tuple[str, tuple[str, ...]]]  # options declared with a list of choices: (dest, the choices)
     dead_stores: list[tuple[int, int, str]]  # module-level bindings bound again before any read: (first, last, why)
     unbuildable_classes: list[tuple[int, int, str]]  # classes whose __init__ reads a name the file never binds
+    overwritten_arguments: list[tuple[int, int, str]]  # string arguments the callee overwrites before reading
     unread_stores: list[tuple[str, str, int, int]]  # (class, attribute, first, last) of stores the file never reads
     kept_instances: list[str]  # classes whose instances the file builds and uses only as attributes' objects
     # arms an option holding one of some strings takes: (first, last, dest, the strings, condition)

@@ -150,6 +150,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             uninstalled.setdefault(f.path, []).extend(f.dead_stores)
         if f.unbuildable_classes:  # a class whose constructor raises NameError: nothing builds it
             uninstalled.setdefault(f.path, []).extend(f.unbuildable_classes)
+        if f.overwritten_arguments:  # a string the callee overwrites before reading it
+            uninstalled.setdefault(f.path, []).extend(f.overwritten_arguments)
     for path, ranges in unread_attribute_stores(facts, packages).items():  # stored, never read
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)

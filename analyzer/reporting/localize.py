@@ -87,6 +87,11 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): class (?P<name>\S+)'s constructor reads (?P<names>.+) \(line (?P<read>\d+)\), which the "
      r"module neither imports nor defines: building it raises NameError, so nothing builds it$",
      "reason.unbuildable_class"),
+    (r"^line (?P<line>\d+): (?P<callee>\S+) stores `(?P<parameter>[^`]+)` in `(?P<attribute>[^`]+)` \(line "
+     r"(?P<store>\d+)\) and sets `(?P=attribute)` again at line (?P<again>\d+) before anything reads it: the value "
+     r"passed here is never used$", "reason.overwritten_attribute_argument"),
+    (r"^line (?P<line>\d+): (?P<callee>\S+) binds its parameter `(?P<parameter>[^`]+)` again at line (?P<again>\d+) "
+     r"before reading it: the value passed here is never used$", "reason.overwritten_argument"),
     (r"^its only import, (?P<where>\S+), is commented out: nothing imports it$", "reason.commented_import"),
     (r"^in (?P<folder>\S+)/, whose only import, (?P<where>\S+), is commented out: nothing imports it$",
      "reason.commented_import_folder"),

@@ -34,6 +34,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.context.env_switches import env_arm
+from ascend_feasibility.analyzer.context.overwritten_arguments import overwritten_arguments
 from ascend_feasibility.analyzer.context.platform_selectors import PlatformMethod, platform_methods
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
 from ascend_feasibility.analyzer.context.switches import module_callee, parameter_value_arm
@@ -252,6 +253,7 @@ class PhaseFacts:
     option_choices: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     dead_stores: list[tuple[int, int, str]] = field(default_factory=list)  # module bindings bound again unread
     unbuildable_classes: list[tuple[int, int, str]] = field(default_factory=list)  # NameError at construction
+    overwritten_arguments: list[tuple[int, int, str]] = field(default_factory=list)  # strings the callee overwrites
     unread_stores: list[tuple[str, str, int, int]] = field(default_factory=list)  # self.<attr> = value the file never reads
     kept_instances: list[str] = field(default_factory=list)  # classes whose instances never leave the file
     # if/elif arms taken only while an option holds one of some strings (`if args.optim == "adamw_bnb_8bit":`,
@@ -415,6 +417,7 @@ class PhaseFacts:
         self.option_choices += other.option_choices
         self.dead_stores += other.dead_stores
         self.unbuildable_classes += other.unbuildable_classes
+        self.overwritten_arguments += other.overwritten_arguments
         self.unread_stores += other.unread_stores
         self.kept_instances += other.kept_instances
         self.option_value_arms += other.option_value_arms
@@ -1088,6 +1091,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if unit.cell is None:  # a notebook's lines are its cells'
         facts.dead_stores = dead_stores(module)
         facts.unbuildable_classes = unbuildable_classes(module, unit.source.data)
+        facts.overwritten_arguments = overwritten_arguments(module, unit.source.data)
         facts.unread_stores = stored_unread(module, unit.source.data)
         facts.kept_instances = kept_instances(module, unit.source.data, found.get("built_variable", []),
                                               found.get("built_class", []))
