@@ -162,6 +162,10 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         elif symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
             modules = frozenset(load_names(path))  # frozen once: ImportVerdicts keys its packages by it
             others = {other for other in others if _may_name(by_path[other], modules, name, demo, verdicts)}
+        # a test writing the name runs no product code: tests alone keep nothing reached (propagation's
+        # test_only_functions still gives a function only tests import a test's place)
+        tested = sorted(other for other in others if context.of(other).role == "test")
+        others -= set(tested)
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:
                 importers = importers_of(facts, packages)
@@ -203,6 +207,8 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                                        "names it nowhere else, and no module importing it names it")
         else:
             only = " (only re-exported by " + sorted(others)[0] + ")" if others else ""
+            if tested:
+                only += f" but in tests ({tested[0]}{f' and {len(tested) - 1} more' if len(tested) > 1 else ''})"
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
                                        f"call, reference, export or config entry){only}: nothing reaches it")
     kinds = {(path, symbol[0]): symbol[3] for path, symbol, _ in candidates}
