@@ -208,7 +208,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         else:
             only = " (only re-exported by " + sorted(others)[0] + ")" if others else ""
             if tested:
-                only += f" but in tests ({tested[0]}{f' and {len(tested) - 1} more' if len(tested) > 1 else ''})"
+                only += f" (named only by tests: {tested[0]}{f' and {len(tested) - 1} more' if len(tested) > 1 else ''})"
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
                                        f"call, reference, export or config entry){only}: nothing reaches it")
     kinds = {(path, symbol[0]): symbol[3] for path, symbol, _ in candidates}
