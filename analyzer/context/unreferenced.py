@@ -2,8 +2,9 @@
 
 Python reaches a function or a class only through its name: a call, a reference passed on, an import, an `__all__`
 entry, a string a registry or a config looks it up by. One whose name no file of the project writes anywhere but in its
-own definition (domains/phases/symbols.py reads the words of code, strings, comments, shell, YAML, JSON and build
-files alike) is reached by nothing the project runs: VILA's `AsyncHybridAttention` beside the `HybridAttention` its
+own definition (domains/phases/symbols.py reads the words of code, strings, shell, YAML, JSON and build files alike;
+a Python file's comments, docstrings and logged, printed or raised sentences are prose, no use: domains/phases/prose.py),
+or that only tests write (a test runs no product code), is reached by nothing the project runs: VILA's `AsyncHybridAttention` beside the `HybridAttention` its
 monkey patch installs, `validity_check()` in an FP8 kernel module. Judged only where no user outside the project can
 name it either:
 - in an application's package (unloaded.application_packages: VILA's llava; unloaded.registry_applications: a

@@ -2,9 +2,10 @@
 (Python, shell, YAML, JSON, build files): the project pass (analyzer/context/unreferenced.py) keeps such a symbol
 wherever any other file writes its name.
 
-The words are read from the text, not the syntax tree, on purpose: a name in a comment, a docstring, a YAML `target:`,
-a Makefile or a shell line keeps the symbol too. Reading more than code only ever keeps more, so the test errs towards
-`runs`."""
+The words are read from the text, not the syntax tree, on purpose: a name in a string, a YAML `target:`, a Makefile or
+a shell line keeps the symbol too. Reading more than code only ever keeps more, so the test errs towards `runs`. A
+Python file's prose (comments, docstrings, the sentences it only logs, prints or raises: prose.py) is blanked first:
+a name written there calls nothing."""
 
 from __future__ import annotations
 
