@@ -55,7 +55,7 @@ from ascend_feasibility.domains.phases.dict_built_classes import dict_built_clas
 from ascend_feasibility.domains.phases.extension_users import extension_users
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
-from ascend_feasibility.domains.phases.prose import without_prose
+from ascend_feasibility.domains.phases.prose import PROSE_KEY, without_prose
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
 from ascend_feasibility.domains.phases.uncalled_methods import builds_attribute_names, uncalled_methods
 from ascend_feasibility.domains.phases.unhooked_loaders import unhooked_loaders
@@ -127,7 +127,7 @@ ATTRIBUTE_CALLS_KEY = query_set.register("phase_attribute_calls", unpassed_defau
 
 def query_keys(unit: Unit) -> set[str]:
     """The keys of the combined Python query (domains.query_set) collect_python reads from this unit."""
-    return {QUERY_KEY, CALLS_KEY, DEFINITIONS_QUERY}
+    return {QUERY_KEY, CALLS_KEY, DEFINITIONS_QUERY, PROSE_KEY}
 
 
 def _calls(unit: Unit) -> list[Node]:
