@@ -2,8 +2,9 @@
 
 Python reaches a function or a class only through its name: a call, a reference passed on, an import, an `__all__`
 entry, a string a registry or a config looks it up by. One whose name no file of the project writes anywhere but in its
-own definition (domains/phases/symbols.py reads the words of code, strings, comments, shell, YAML, JSON and build
-files alike) is reached by nothing the project runs: VILA's `AsyncHybridAttention` beside the `HybridAttention` its
+own definition (domains/phases/symbols.py reads the words of code, strings, shell, YAML, JSON and build files alike;
+a Python file's comments, docstrings and logged, printed or raised sentences are prose, no use: domains/phases/prose.py),
+or that only tests write (a test runs no product code), is reached by nothing the project runs: VILA's `AsyncHybridAttention` beside the `HybridAttention` its
 monkey patch installs, `validity_check()` in an FP8 kernel module. Judged only where no user outside the project can
 name it either:
 - in an application's package (unloaded.application_packages: VILA's llava; unloaded.registry_applications: a
@@ -162,6 +163,10 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         elif symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
             modules = frozenset(load_names(path))  # frozen once: ImportVerdicts keys its packages by it
             others = {other for other in others if _may_name(by_path[other], modules, name, demo, verdicts)}
+        # a test writing the name runs no product code: tests alone keep nothing reached (propagation's
+        # test_only_functions still gives a function only tests import a test's place)
+        tested = sorted(other for other in others if context.of(other).role == "test")
+        others -= set(tested)
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:
                 importers = importers_of(facts, packages)
@@ -203,6 +208,8 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                                        "names it nowhere else, and no module importing it names it")
         else:
             only = " (only re-exported by " + sorted(others)[0] + ")" if others else ""
+            if tested:
+                only += f" (named only by tests: {tested[0]}{f' and {len(tested) - 1} more' if len(tested) > 1 else ''})"
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
                                        f"call, reference, export or config entry){only}: nothing reaches it")
     kinds = {(path, symbol[0]): symbol[3] for path, symbol, _ in candidates}

@@ -56,6 +56,7 @@ from ascend_feasibility.domains.phases.dict_built_classes import dict_built_clas
 from ascend_feasibility.domains.phases.extension_users import extension_users
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
+from ascend_feasibility.domains.phases.prose import PROSE_KEY, without_prose
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
 from ascend_feasibility.domains.phases.uncalled_methods import builds_attribute_names, uncalled_methods
 from ascend_feasibility.domains.phases.unhooked_loaders import unhooked_loaders
@@ -127,7 +128,7 @@ ATTRIBUTE_CALLS_KEY = query_set.register("phase_attribute_calls", unpassed_defau
 
 def query_keys(unit: Unit) -> set[str]:
     """The keys of the combined Python query (domains.query_set) collect_python reads from this unit."""
-    return {QUERY_KEY, CALLS_KEY, DEFINITIONS_QUERY}
+    return {QUERY_KEY, CALLS_KEY, DEFINITIONS_QUERY, PROSE_KEY}
 
 
 def _calls(unit: Unit) -> list[Node]:
@@ -510,7 +511,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             facts.builds_attribute_names = bool(symbols.unit_statements(unit).classes) and builds_attribute_names(unit)
             facts.true_literals = switched_on.true_literals(unit)
         # a file's words leave out what it only ships (package_data): a kernel named there is not built by it
-        data = _unshipped_bytes(unit.source.data, shipped_strings(unit)) if unit.kind == "python" else unit.source.data
+        # and its prose (comments, docstrings, shown sentences: prose.py): a name written there reaches nothing
+        data = _unshipped_bytes(without_prose(unit), shipped_strings(unit)) if unit.kind == "python" else unit.source.data
         facts.words, dotted = symbols.read_words(data)
         facts.dotted_words = sorted(dotted)
         if merged is None:

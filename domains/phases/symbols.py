@@ -2,9 +2,10 @@
 (Python, shell, YAML, JSON, build files): the project pass (analyzer/context/unreferenced.py) keeps such a symbol
 wherever any other file writes its name.
 
-The words are read from the text, not the syntax tree, on purpose: a name in a comment, a docstring, a YAML `target:`,
-a Makefile or a shell line keeps the symbol too. Reading more than code only ever keeps more, so the test errs towards
-`runs`."""
+The words are read from the text, not the syntax tree, on purpose: a name in a string, a YAML `target:`, a Makefile or
+a shell line keeps the symbol too. Reading more than code only ever keeps more, so the test errs towards `runs`. A
+Python file's prose (comments, docstrings, the sentences it only logs, prints or raises: prose.py) is blanked first:
+a name written there calls nothing."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from ascend_feasibility.analyzer.context.written_names import (
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
+from ascend_feasibility.domains.phases.prose import without_prose
 from tree_sitter import Node
 
 DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
@@ -247,8 +249,7 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     # an aliased name is the defining module's name only in its import: the file uses it only where it writes an alias
     defined = {name for name, _ in found}
     originals = {original for _, original in aliases} - defined
-    named, users = _words_by_zone(_without_comments(unit, data, imported | originals), sorted(imported | originals),
-                                  zones)
+    named, users = _words_by_zone(without_prose(unit), sorted(imported | originals), zones)
     found_users = [(name, sorted(users.get(name, ()))) for name in imported if name not in named]
     for (source, original), local in sorted(aliases.items()):
         if original in defined or local & named or (original not in imported and (original in named or original in users)):
@@ -256,17 +257,6 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
             # elsewhere when no other import binds it
         found_users.append((f"{source}.{original}", sorted(set().union(*(users.get(name, set()) for name in local)))))
     return sorted(found_users)
-
-
-_COMMENTS = parsing.query("python", "(comment) @comment")
-
-
-def _without_comments(unit: Unit, data: bytes, names: set[str]) -> bytes:
-    """The file's bytes with the comments that write one of `names` blanked (offsets kept): in a file that imports
-    the name, a comment is no use of it (`# self.hand = Hand(...)`, a construction commented out: round 29 A1 row 5,
-    A2 row 87). Files that do not import it keep every word (symbols.read_words)."""
-    words = frozenset(name.encode("utf-8", "replace") for name in names)
-    return parsing.blanked(data, parsing.captures_around(_COMMENTS, unit.tree(), words).get("comment", []))
 
 
 def _words_by_zone(data: bytes, names: list[str], zones: list[tuple[int, int, str | None]]) -> tuple[set[str], dict[str, set[str]]]:
@@ -510,7 +500,7 @@ def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str
     zones = [(statement.start_byte, statement.end_byte, name) for name, _, _, _, statement, _ in found]
     zones = sorted(zones + [(statement.start_byte, statement.end_byte, None) for statement in _export_lists(unit)])
     zones = _split(zones, _dead_arms(unit))
-    named, users = _words_by_zone(unit.source.data, sorted({name for name, _, _, _, _, _ in found}), zones)
+    named, users = _words_by_zone(without_prose(unit), sorted({name for name, _, _, _, _, _ in found}), zones)
     return named, {name: holders for name, holders in users.items() if name not in named}
 
 

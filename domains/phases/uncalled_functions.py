@@ -2,8 +2,7 @@
 
 GPT-SoVITS's export_torch_script.py defines `test()`, whose only call is the comment `# test()` beside `main()` in its
 `if __name__ == "__main__":` block; s2_train.py defines `evaluate()` and calls it nowhere (round 25 A1 C3 rows 9, 10,
-43, 39; A2 C8 row 68). The words of a file (symbols.read_words) hold its comments, and `test`/`evaluate` are written
-in many files, so unreferenced.py, which asks whether any file writes the name, keeps them. Here the file's code is
+43, 39; A2 C8 row 68). `test`/`evaluate` are written in many files, so unreferenced.py, which asks whether any file writes the name, keeps them. Here the file's code is
 read: a module-level, undecorated function of a script (a `__main__` block or code at its top level) is a candidate
 when no identifier and no string of the file's code outside its own body names it. A file that may look its names up
 (`globals()`, `fire.Fire()`) or runs tests (imports pytest or unittest: a collector calls `test*` by name) gives none.
