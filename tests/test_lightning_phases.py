@@ -125,3 +125,16 @@ def test_a_trainer_built_in_the_sampling_script_keeps_the_item_in_inference(tmp_
                                   "sample.py": sample}))
     [item] = lightning_items(report)
     assert {"training", "inference"} <= set(item.phases)
+
+
+def test_an_inference_script_importing_a_helper_of_the_training_entry_gets_no_trainer_port(tmp_path):
+    """The training entry builds its Trainer where it runs; a sampling script that imports a data helper of it reaches
+    the file, not the Trainer: the item keeps the entry's own phases."""
+    train = TRAIN.replace("\n\ndef main():", "\n\ndef make_input():\n    return torch.randn(1, 4)\n\n\ndef main():")
+    sample = SAMPLE.replace("from model import Net\n", "from model import Net\nfrom train import make_input\n") \
+        .replace("model(torch.randn(1, 4))", "model(make_input())")
+    report = run(write(tmp_path, {"requirements.txt": REQUIREMENTS, "model.py": MODEL, "train.py": train,
+                                  "sample.py": sample}))
+    [item] = lightning_items(report)
+    assert "train.py:4" in item.sites
+    assert "training" in item.phases and "inference" not in item.phases

@@ -601,16 +601,19 @@ def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
 
 def _code_site_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
     """An environment file's finding whose sites name the code that carries its work (a Lightning pin's item lists the
-    imports of the files that build a Trainer: domains/dependencies/project.py part_sites) belongs to those files'
+    imports of the files that build a Trainer: domains/dependencies/project.py _with_part_sites) belongs to those files'
     phases, not to every phase: the 1.x -> 2.x Trainer port is training's where only training builds a Trainer, and an
     inference script that only subclasses LightningModule needs none of it. Empty where it names no such file, or none
     the plan places (the environment file's phases then hold, as before)."""
     if finding.role != "build" or not finding.sites:
         return []
+    run = {entry.path: entry.phases for entry in assignment.entries}
     found: set[str] = set()
     for site in map(parse_site, finding.sites):
         if site is not None and site[0].endswith(PYTHON_SUFFIXES):
-            found.update(assignment.by_path.get(site[0]) or ())
+            # an entry builds its Trainer where it runs: its own phases, not those of entries that import a class of
+            # it (a data-generation script's config naming `main.DataModuleFromConfig` of the training entry)
+            found.update(run.get(site[0]) or assignment.by_path.get(site[0]) or ())
     return [p for p in PHASES if p in found]
 
 
