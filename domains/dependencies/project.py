@@ -142,7 +142,8 @@ def analyze_dependencies(
                         continue
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site,
                                      record.replacement_since if UPGRADE_FIRST in facets else None, place=place,
-                                     sites=others, facets=facets)
+                                     sites=_with_part_sites(others, record, imported.get(name, []), parts_by_path,
+                                                            facets), facets=facets)
         unused = record is not None and _unimported(name, record, imported, used_through, context.local_modules, kb)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
         for pin in breaking_pins(name, factory.target.release.torch):  # timm==0.3.2 imports torch._six (DEP052)
@@ -838,6 +839,28 @@ def declared_optional(site: Declaration) -> Place | None:
     return None
 
 
+def _with_part_sites(others: list[str] | None, record: PackageRecord, facts: list[ImportFact],
+                     parts_by_path: dict[str, frozenset[str]], facets: tuple[str, ...]) -> list[str] | None:
+    """A declaration's sites (its other manifests' lines), and for a package whose CUDA-only part is reached through
+    some of its names (cuda_part_in: Lightning's Trainer, Fabric, CLI) the first import of each file whose code uses
+    one: the item's work (the accelerator, below replacement_since the 1.x -> 2.x Trainer port) is in those files, so
+    it belongs to their phases (domains/phases/plan.py _code_site_phases), not to every phase the manifest serves:
+    an inference script that only subclasses LightningModule or calls seed_everything builds no Trainer."""
+    if not record.cuda_part_in or CUDA_PART_UNREACHED in facets:
+        return others
+    reaching = [f for f in facts if _reaches(f, record, parts_by_path)]
+    firsts = {}
+    for fact in reaching:
+        firsts.setdefault(fact.path, fact)
+    found = [f"{f.path}:{f.line}" for f in firsts.values()]
+    return [*(others or []), *found] or others
+
+
+def _reaches(fact: ImportFact, record: PackageRecord, parts_by_path: dict[str, frozenset[str]]) -> bool:
+    """Does the import's file use one of the names through which the record's CUDA-only part is reached?"""
+    return any(u == n or u.startswith(n + ".") for u in parts_by_path.get(fact.path, ()) for n in record.cuda_part_in)
+
+
 def _part_users_first(facts: list[ImportFact], record: PackageRecord,
                       parts_by_path: dict[str, frozenset[str]]) -> list[ImportFact]:
     """The imports of a package whose CUDA-only part is reached through some of its names (cuda_part_in), those in files
@@ -845,11 +868,7 @@ def _part_users_first(facts: list[ImportFact], record: PackageRecord,
     import in file order, a device-neutral `seed_everything` or LightningDataModule (round 25 B2 45, 48)."""
     if not record.cuda_part_in:
         return facts
-    parts = record.cuda_part_in
-
-    def reaches(fact: ImportFact) -> bool:
-        return any(u == n or u.startswith(n + ".") for u in parts_by_path.get(fact.path, ()) for n in parts)
-    return sorted(facts, key=lambda fact: not reaches(fact))
+    return sorted(facts, key=lambda fact: not _reaches(fact, record, parts_by_path))
 
 
 def _on_default_path(fact: ImportFact, default_path: dict[str, str]) -> ImportFact:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts, unrun_package_scripts
-from ascend_feasibility.analyzer.context.project_scope import config_file, setting_files
+from ascend_feasibility.analyzer.context.project_scope import config_file, parse_site, setting_files
 from ascend_feasibility.analyzer.context.readme_runs import launched_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.context.unloaded import configs_naming, import_names, package_folders, registry_applications
@@ -585,6 +585,9 @@ def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
     declared = [p for p in PHASES if p in finding.phases and p in assignment.phases]
     if declared:
         return declared
+    reached = _code_site_phases(finding, assignment)
+    if reached:
+        return reached
     found: set[str] = set()
     paths = setting_files(finding)
     # a folded setting's config file that nothing refers to (V-Express' zero2_config_bf16.json, named only in a
@@ -593,6 +596,24 @@ def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
     paths = [p for p in paths if assignment.by_path.get(p) or not config_file(p)] or paths
     for path in paths:
         found.update(_path_phases(finding, path, assignment))
+    return [p for p in PHASES if p in found]
+
+
+def _code_site_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
+    """An environment file's finding whose sites name the code that carries its work (a Lightning pin's item lists the
+    imports of the files that build a Trainer: domains/dependencies/project.py _with_part_sites) belongs to those files'
+    phases, not to every phase: the 1.x -> 2.x Trainer port is training's where only training builds a Trainer, and an
+    inference script that only subclasses LightningModule needs none of it. Empty where it names no such file, or none
+    the plan places (the environment file's phases then hold, as before)."""
+    if finding.role != "build" or not finding.sites:
+        return []
+    run = {entry.path: entry.phases for entry in assignment.entries}
+    found: set[str] = set()
+    for site in map(parse_site, finding.sites):
+        if site is not None and site[0].endswith(PYTHON_SUFFIXES):
+            # an entry builds its Trainer where it runs: its own phases, not those of entries that import a class of
+            # it (a data-generation script's config naming `main.DataModuleFromConfig` of the training entry)
+            found.update(run.get(site[0]) or assignment.by_path.get(site[0]) or ())
     return [p for p in PHASES if p in found]
 
 
