@@ -28,6 +28,16 @@ documentation and environment, not the host's) are `optional` ("bundled <folder>
 <script>", or "part of the bundled copy of <folder>; the project imports only <modules>"), and so is what only
 they import (propagation.py); a module of the folder the host imports (arcface_torch.backbones, unimatch.unimatch)
 keeps its reach, the host's imports through the namespace folders counting as loads of it (host_imports).
+
+A whole repository the host reaches by putting its root on sys.path is the same thing (AnyDoor's dinov2/: dinov2's own
+LICENSE, README, setup.py, pyproject.toml, conda.yaml, requirements*.txt beside its package dinov2/dinov2/ and its
+hubconf.py; the host writes `sys.path.append("./dinov2")` then `import hubconf`, round 33 class 1): a folder below the
+root holding a packaging manifest or environment file of its own (COPY_MARKS), which a file outside it that edits
+sys.path and writes the folder's name imports by a module name relative to the folder (`hubconf` for
+dinov2/hubconf.py) that names no module from the analysed root (sys_path_copies). Its scripts, launchers, env files
+and README follow the rules above; its modules follow the import closure of what the host imports (hubconf ->
+dinov2.models -> dinov2.layers), read from the copy's root. A folder the host adds to sys.path that has no manifest
+or environment file of its own (`sys.path.append("src")`) is the project's own source root, and nothing moves.
 """
 
 from __future__ import annotations
@@ -37,6 +47,8 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import Protocol
 
+from ascend_feasibility.analyzer.context.vendored import PATH_EDITS
+from ascend_feasibility.analyzer.context.written_names import writes_word
 from ascend_feasibility.knowledge import load_context_conventions
 
 
@@ -47,6 +59,8 @@ class _Facts(Protocol):
     main_guard: bool
     top_level_code: bool
     launched_scripts: list[str]
+    words: str
+    dotted_words: list[str]
 
 
 def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modules: Iterable[str] = (),
@@ -56,7 +70,7 @@ def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modu
     (`documented`). `others`: more paths to judge, files without facts (the copy's README.md, its environment files):
     the upstream project's documentation and environment, never the host's, unless the host launches them by name."""
     facts = list(facts)
-    folders = bundled_project_folders(facts, packages)
+    folders = bundled_project_folders(facts, packages) | set(sys_path_copies(facts))
     if not folders:
         return {}
     outside = outside_launches(facts, folders)
@@ -88,7 +102,7 @@ def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
     by_module = {f.module: f.path for f in facts if f.module}
     starts = {target for f in facts if f.path.endswith(".py") and f.path not in inside
               for target in _targets(f.imports, by_module) if target in inside}
-    starts |= set(_through_paths(folder, facts))
+    starts |= set(_through_paths(folder, facts)) | set(_sys_path_paths(folder, facts))
     if not starts:
         return []
     by_module |= {".".join(PurePosixPath(path[len(folder) + 1:]).with_suffix("").parts).removesuffix(".__init__"): path
@@ -104,6 +118,11 @@ def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
 
 
 def _why(folder: str, path: str, facts: list[_Facts], packages: set[str]) -> str:
+    on_path = sorted(sys_path_copies(facts).get(folder, ()))
+    if on_path:
+        return (f"part of the bundled copy of {folder}/ (another project with its own packaging or environment files, "
+                f"which the project puts on sys.path); the project imports only {', '.join(on_path[:3])}"
+                f"{' …' if len(on_path) > 3 else ''}")
     imported = sorted(imported_through(folder, facts))
     if str(PurePosixPath(folder).parent) in packages or folder in packages or not imported:
         return (f"bundled {folder}/ (another project's recipe with its own launcher, inside a package of this one): "
@@ -192,6 +211,70 @@ def host_imports(facts: Iterable[_Facts], packages: set[str]) -> dict[str, set[s
     for folder in bundled_project_folders(facts, packages):
         for path, importers in _through_paths(folder, facts).items():
             found.setdefault(path, set()).update(importers)
+    for folder in sys_path_copies(facts):  # and by a name relative to a copy's root the host puts on sys.path
+        for path, importers in _sys_path_paths(folder, facts).items():
+            found.setdefault(path, set()).update(importers)
+    return found
+
+
+# A folder that is a project of its own, not the host's source root: its own packaging manifest or environment file.
+COPY_MARKS = ("setup.py", "setup.cfg", "pyproject.toml", "environment.yml", "environment.yaml", "conda.yaml",
+              "conda.yml")
+
+
+def _copy_marked(folder: str, paths: set[str]) -> bool:
+    return any(f"{folder}/{name}" in paths for name in COPY_MARKS) or any(
+        path.startswith(folder + "/requirements") and path.endswith(".txt") and path.count("/") == folder.count("/") + 1
+        for path in paths)
+
+
+def sys_path_copies(facts: Iterable[_Facts]) -> dict[str, set[str]]:
+    """folder → the module names relative to it that the host imports, for each folder below the root that holds a
+    packaging manifest or environment file of its own (COPY_MARKS) and whose root the host puts on sys.path: a file
+    outside it edits sys.path, writes the folder's name, and imports a module of it by its name from the folder's root
+    (`import hubconf` for <folder>/hubconf.py) that names no module from the analysed root."""
+    facts = list(facts)
+    return {folder: {module for module, _ in imports} for folder, imports in _sys_path_imports(facts).items()}
+
+
+def _sys_path_imports(facts: list[_Facts]) -> dict[str, set[tuple[str, str]]]:
+    """folder → (module relative to it, importer) for sys_path_copies."""
+    editors = [f for f in facts if f.path.endswith(".py") and PATH_EDITS.intersection(f.dotted_words)]
+    if not editors:
+        return {}
+    paths = {f.path for f in facts}
+    by_module = {f.module for f in facts if f.module}
+    folders = {str(PurePosixPath(path).parent) for path in paths if PurePosixPath(path).name in COPY_MARKS
+               or PurePosixPath(path).name.startswith("requirements")}
+    found: dict[str, set[tuple[str, str]]] = {}
+    for folder in sorted(folder for folder in folders if folder != "." and _copy_marked(folder, paths)):
+        name = PurePosixPath(folder).name
+        for f in editors:
+            if f.path.startswith(folder + "/") or not writes_word(f.words, name):
+                continue
+            for imported in f.imports:
+                parts = imported.split(".")
+                module = next((".".join(parts[:end]) for end in range(len(parts), 0, -1)
+                               if _module_path(folder, ".".join(parts[:end]), paths)), None)
+                if module is not None and parts[0] not in by_module and not any(
+                        m.startswith(parts[0] + ".") for m in by_module):
+                    found.setdefault(folder, set()).add((module, f.path))
+    return found
+
+
+def _module_path(folder: str, module: str, paths: set[str]) -> str | None:
+    base = f"{folder}/{module.replace('.', '/')}"
+    return next((p for p in (f"{base}.py", f"{base}/__init__.py") if p in paths), None)
+
+
+def _sys_path_paths(folder: str, facts: list[_Facts]) -> dict[str, set[str]]:
+    """The host's imports of a copy on sys.path as path → importers."""
+    paths = {f.path for f in facts}
+    found: dict[str, set[str]] = {}
+    for module, importer in _sys_path_imports(facts).get(folder, ()):
+        path = _module_path(folder, module, paths)
+        if path is not None:
+            found.setdefault(path, set()).add(importer)
     return found
 
 
