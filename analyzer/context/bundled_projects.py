@@ -70,7 +70,8 @@ def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modu
     (`documented`). `others`: more paths to judge, files without facts (the copy's README.md, its environment files):
     the upstream project's documentation and environment, never the host's, unless the host launches them by name."""
     facts = list(facts)
-    folders = bundled_project_folders(facts, packages) | set(sys_path_copies(facts))
+    on_path = sys_path_copies(facts)
+    folders = bundled_project_folders(facts, packages) | set(on_path)
     if not folders:
         return {}
     outside = outside_launches(facts, folders)
@@ -81,15 +82,15 @@ def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modu
         if folder is None or PurePosixPath(f.path).name in outside or f.module in consoles or f.path in run:
             continue
         if not f.path.endswith(".py") or f.main_guard or f.top_level_code:  # a .py file is run only by its own code
-            found[f.path] = _why(folder, f.path, facts, packages)
+            found[f.path] = _why(folder, f.path, facts, packages, on_path)
     for folder in folders:  # the copy's modules neither the host's imports nor the modules they load reach
         for path in _unreached_modules(folder, facts):
             if path not in found and path not in run and PurePosixPath(path).name not in outside:
-                found[path] = _why(folder, path, facts, packages)
+                found[path] = _why(folder, path, facts, packages, on_path)
     for path in others:
         folder = next((folder for folder in folders if path.startswith(folder + "/")), None)
         if folder is not None and path not in found and path not in run and PurePosixPath(path).name not in outside:
-            found[path] = _why(folder, path, facts, packages)
+            found[path] = _why(folder, path, facts, packages, on_path)
     return found
 
 
@@ -117,12 +118,13 @@ def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
     return [path for path in inside if path not in reached]
 
 
-def _why(folder: str, path: str, facts: list[_Facts], packages: set[str]) -> str:
-    on_path = sorted(sys_path_copies(facts).get(folder, ()))
-    if on_path:
+def _why(folder: str, path: str, facts: list[_Facts], packages: set[str], on_path: dict[str, set[str]]) -> str:
+    """`on_path`: sys_path_copies' folders and the modules the host imports from each."""
+    if folder in on_path:
+        names = sorted(on_path[folder])
         return (f"part of the bundled copy of {folder}/ (another project with its own packaging or environment files, "
-                f"which the project puts on sys.path); the project imports only {', '.join(on_path[:3])}"
-                f"{' …' if len(on_path) > 3 else ''}")
+                f"which the project puts on sys.path); the project imports only {', '.join(names[:3])}"
+                f"{' …' if len(names) > 3 else ''}")
     imported = sorted(imported_through(folder, facts))
     if str(PurePosixPath(folder).parent) in packages or folder in packages or not imported:
         return (f"bundled {folder}/ (another project's recipe with its own launcher, inside a package of this one): "
