@@ -537,3 +537,9 @@ def test_a_copy_on_sys_path_needs_the_path_edit_naming_it_and_an_import_from_its
     no_manifest = tree(" sys path append lib ", ["sys.path.append"], ["hubentry"])
     no_manifest[1] = PhaseFacts(path="lib/tool.py", module="lib.tool")
     assert sys_path_copies(no_manifest) == {}
+    package = tree(" sys path append lib ", ["sys.path.append"], ["hubentry"]) + [PhaseFacts(path="lib/__init__.py",
+                                                                                          module="lib")]
+    assert sys_path_copies(package) == {}  # a package folder of the host
+    drives_host = tree(" sys path append lib ", ["sys.path.append"], ["hubentry"])
+    drives_host[2].imports = ["model.encoder.Encoder"]
+    assert sys_path_copies(drives_host) == {}  # its modules import the host's: the project's own examples

@@ -32,7 +32,8 @@ keeps its reach, the host's imports through the namespace folders counting as lo
 A whole repository the host reaches by putting its root on sys.path is the same thing (AnyDoor's dinov2/: dinov2's own
 LICENSE, README, setup.py, pyproject.toml, conda.yaml, requirements*.txt beside its package dinov2/dinov2/ and its
 hubconf.py; the host writes `sys.path.append("./dinov2")` then `import hubconf`, round 33 class 1): a folder below the
-root holding a packaging manifest or environment file of its own (COPY_MARKS), which a file outside it that edits
+root, no package itself, holding a packaging manifest or environment file of its own (COPY_MARKS), none of whose
+modules imports a module of the host outside it, which a file outside it that edits
 sys.path and writes the folder's name imports by a module name relative to the folder (`hubconf` for
 dinov2/hubconf.py) that names no module from the analysed root (sys_path_copies). Its scripts, launchers, env files
 and README follow the rules above; its modules follow the import closure of what the host imports (hubconf ->
@@ -249,7 +250,9 @@ def _sys_path_imports(facts: list[_Facts]) -> dict[str, set[tuple[str, str]]]:
     folders = {str(PurePosixPath(path).parent) for path in paths if PurePosixPath(path).name in COPY_MARKS
                or PurePosixPath(path).name.startswith("requirements")}
     found: dict[str, set[tuple[str, str]]] = {}
-    for folder in sorted(folder for folder in folders if folder != "." and _copy_marked(folder, paths)):
+    # a package folder is imported by dotted name, never put on sys.path as a repository's root
+    for folder in sorted(folder for folder in folders if folder != "." and _copy_marked(folder, paths)
+                         and f"{folder}/__init__.py" not in paths):
         name = PurePosixPath(folder).name
         for f in editors:
             if f.path.startswith(folder + "/") or not writes_word(f.words, name):
@@ -261,7 +264,9 @@ def _sys_path_imports(facts: list[_Facts]) -> dict[str, set[tuple[str, str]]]:
                 if module is not None and parts[0] not in by_module and not any(
                         m.startswith(parts[0] + ".") for m in by_module):
                     found.setdefault(folder, set()).add((module, f.path))
-    return found
+    # a folder whose modules import the host's (Megatron's examples, put on sys.path by its tests) is the project's own
+    modules = {f.module: f.path for f in facts if f.module}
+    return {folder: imports for folder, imports in found.items() if not _imports_outside(folder, facts, modules)}
 
 
 def _module_path(folder: str, module: str, paths: set[str]) -> str | None:
