@@ -8,7 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer.context.bundled_projects import bundled_project_folders, unimported_projects
+from ascend_feasibility.analyzer.context.bundled_projects import (
+    bundled_project_folders,
+    sys_path_copies,
+    unimported_projects,
+)
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.domains.phases.facts import PhaseFacts
 
@@ -413,3 +417,129 @@ def test_a_namespace_folder_imported_through_by_dotted_name_with_its_own_launche
     # a launcher two levels down is no launcher of the folder's root
     deep = tree[:4] + [facts("host/lib/copy/tools/sh/run.sh", ["main.py"])]
     assert bundled_project_folders(deep, {"host/lib/copy/pkg"}) == set()
+
+
+# A whole upstream repository copied into a folder the host puts on sys.path: its own LICENSE, README, setup.py and
+# requirements.txt beside its package and a hub entry module; the host writes `sys.path.append("./<folder>")` and
+# imports the entry module by its name from the folder's root (round 33 class 1).
+ONPATH = "visionlib"
+HUB = """import torch
+
+
+def small_model():
+    from visionlib.models import Backbone
+    return Backbone().cuda()
+"""
+BACKBONE_MODEL = """import torch
+from visionlib.layers import attend
+
+
+class Backbone(torch.nn.Module):
+    def forward(self, x):
+        return attend(x.to("cuda"))
+"""
+ONPATH_TRAIN = """import torch
+import torch.distributed as dist
+from visionlib.models import Backbone
+from visionlib.logs import setup_logging
+
+
+def main():
+    setup_logging()
+    dist.init_process_group('nccl')
+    model = torch.nn.parallel.DistributedDataParallel(Backbone().cuda())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss = model(torch.zeros(1).cuda()).sum()
+    loss.backward()
+    opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+ENCODER = """import sys
+import torch
+sys.path.append("./visionlib")
+import hubentry
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = hubentry.small_model().to("cuda")
+"""
+INFER = """import torch
+from model.encoder import Encoder
+
+
+if __name__ == "__main__":
+    Encoder()(torch.zeros(1))
+"""
+
+
+def on_path_tree(**extra: str) -> dict[str, str]:
+    return {"infer.py": INFER, "model/__init__.py": "", "model/encoder.py": ENCODER,
+            f"{ONPATH}/LICENSE": "Apache-2.0\n", f"{ONPATH}/README.md": "# visionlib\n\n```bash\npython visionlib/train/train.py\n```\n",
+            f"{ONPATH}/setup.py": "from setuptools import setup\n\nsetup(name='visionlib', install_requires=['torch==1.13.1'])\n",
+            f"{ONPATH}/requirements.txt": "torch==1.13.1\ntorchvision==0.14.1\nxformers==0.0.16\n",
+            f"{ONPATH}/hubentry.py": HUB, f"{ONPATH}/visionlib/__init__.py": "",
+            f"{ONPATH}/visionlib/models.py": BACKBONE_MODEL,
+            f"{ONPATH}/visionlib/layers.py": "import torch\n\n\ndef attend(x):\n    return x.to('cuda')\n",
+            f"{ONPATH}/visionlib/logs.py": "import torch\n\n\ndef setup_logging():\n    torch.cuda.set_device(0)\n",
+            f"{ONPATH}/visionlib/train/__init__.py": "", f"{ONPATH}/visionlib/train/train.py": ONPATH_TRAIN} | extra
+
+
+def test_a_repository_the_host_puts_on_sys_path_keeps_only_what_the_host_imports(tmp_path):
+    report = run(write(tmp_path, on_path_tree()))
+    assert {e.path for e in report.phase_matrix.entries} == {"infer.py"}
+    found = reaches(report)
+    # the copy's trainer, what only it imports, its requirements: optional
+    for path in ("visionlib/train/train.py", "visionlib/logs.py", "requirements.txt"):
+        assert found[f"{ONPATH}/{path}"] == {"optional"}, path
+    # the entry module the host imports from the copy's root, and the modules it loads
+    assert found[f"{ONPATH}/hubentry.py"] == found[f"{ONPATH}/visionlib/models.py"] == {"runs"}
+    assert found[f"{ONPATH}/visionlib/layers.py"] == {"runs"}
+    why = next(f.reach_reason for f in report.findings if f.path == f"{ONPATH}/visionlib/train/train.py")
+    assert why == (f"part of the bundled copy of {ONPATH}/ (another project with its own packaging or environment "
+                   "files, which the project puts on sys.path); the project imports only hubentry")
+    assert not [f for f in report.findings if f.path.startswith(ONPATH + "/") and f.rule.startswith("DST")
+                and f.reach == "runs"]
+
+
+def test_a_sys_path_copys_script_the_hosts_launcher_runs_stays_an_entry(tmp_path):
+    report = run(write(tmp_path, on_path_tree(**{"train.sh": f"torchrun {ONPATH}/visionlib/train/train.py\n"})))
+    assert f"{ONPATH}/visionlib/train/train.py" in {e.path for e in report.phase_matrix.entries}
+    assert reaches(report)[f"{ONPATH}/visionlib/train/train.py"] == {"runs"}
+
+
+@pytest.mark.parametrize("root", ["src", "core"])
+def test_a_source_root_the_host_puts_on_sys_path_is_the_projects_own(tmp_path, root):
+    # the same layout without a manifest or environment file of its own: the project's own source folder
+    tree = {path.replace(ONPATH + "/", f"{root}/", 1): text.replace('"./visionlib"', f'"{root}"')
+            for path, text in on_path_tree().items()
+            if not path.endswith(("setup.py", "requirements.txt", "LICENSE", "README.md"))}
+    report = run(write(tmp_path, tree))
+    assert reaches(report)[f"{root}/visionlib/train/train.py"] == {"runs"}
+    assert f"{root}/visionlib/train/train.py" in {e.path for e in report.phase_matrix.entries}
+
+
+def test_a_copy_on_sys_path_needs_the_path_edit_naming_it_and_an_import_from_its_root():
+    def tree(editor_words: str, dotted: list[str], imports: list[str]):
+        host = PhaseFacts(path="model/encoder.py", module="model.encoder", imports=imports, words=editor_words,
+                          dotted_words=dotted)
+        return [host, PhaseFacts(path="lib/setup.py", module="lib.setup"),
+                PhaseFacts(path="lib/hubentry.py", module="lib.hubentry"),
+                PhaseFacts(path="lib/pkg/__init__.py", module="lib.pkg")]
+    assert sys_path_copies(tree(" sys path append lib ", ["sys.path.append"], ["hubentry"])) == {"lib": {"hubentry"}}
+    assert sys_path_copies(tree(" sys path append other ", ["sys.path.append"], ["hubentry"])) == {}  # names another folder
+    assert sys_path_copies(tree(" lib ", [], ["hubentry"])) == {}  # no path edit
+    assert sys_path_copies(tree(" sys path append lib ", ["sys.path.append"], ["lib.hubentry"])) == {}  # from the root
+    no_manifest = tree(" sys path append lib ", ["sys.path.append"], ["hubentry"])
+    no_manifest[1] = PhaseFacts(path="lib/tool.py", module="lib.tool")
+    assert sys_path_copies(no_manifest) == {}
+    package = tree(" sys path append lib ", ["sys.path.append"], ["hubentry"]) + [PhaseFacts(path="lib/__init__.py",
+                                                                                          module="lib")]
+    assert sys_path_copies(package) == {}  # a package folder of the host
+    drives_host = tree(" sys path append lib ", ["sys.path.append"], ["hubentry"])
+    drives_host[2].imports = ["model.encoder.Encoder"]
+    assert sys_path_copies(drives_host) == {}  # its modules import the host's: the project's own examples

@@ -28,6 +28,17 @@ documentation and environment, not the host's) are `optional` ("bundled <folder>
 <script>", or "part of the bundled copy of <folder>; the project imports only <modules>"), and so is what only
 they import (propagation.py); a module of the folder the host imports (arcface_torch.backbones, unimatch.unimatch)
 keeps its reach, the host's imports through the namespace folders counting as loads of it (host_imports).
+
+A whole repository the host reaches by putting its root on sys.path is the same thing (AnyDoor's dinov2/: dinov2's own
+LICENSE, README, setup.py, pyproject.toml, conda.yaml, requirements*.txt beside its package dinov2/dinov2/ and its
+hubconf.py; the host writes `sys.path.append("./dinov2")` then `import hubconf`, round 33 class 1): a folder below the
+root, no package itself, holding a packaging manifest or environment file of its own (COPY_MARKS), none of whose
+modules imports a module of the host outside it, which a file outside it that edits
+sys.path and writes the folder's name imports by a module name relative to the folder (`hubconf` for
+dinov2/hubconf.py) that names no module from the analysed root (sys_path_copies). Its scripts, launchers, env files
+and README follow the rules above; its modules follow the import closure of what the host imports (hubconf ->
+dinov2.models -> dinov2.layers), read from the copy's root. A folder the host adds to sys.path that has no manifest
+or environment file of its own (`sys.path.append("src")`) is the project's own source root, and nothing moves.
 """
 
 from __future__ import annotations
@@ -37,6 +48,8 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import Protocol
 
+from ascend_feasibility.analyzer.context.vendored import PATH_EDITS
+from ascend_feasibility.analyzer.context.written_names import writes_word
 from ascend_feasibility.knowledge import load_context_conventions
 
 
@@ -47,6 +60,8 @@ class _Facts(Protocol):
     main_guard: bool
     top_level_code: bool
     launched_scripts: list[str]
+    words: str
+    dotted_words: list[str]
 
 
 def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modules: Iterable[str] = (),
@@ -56,7 +71,8 @@ def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modu
     (`documented`). `others`: more paths to judge, files without facts (the copy's README.md, its environment files):
     the upstream project's documentation and environment, never the host's, unless the host launches them by name."""
     facts = list(facts)
-    folders = bundled_project_folders(facts, packages)
+    on_path = sys_path_copies(facts)
+    folders = bundled_project_folders(facts, packages) | set(on_path)
     if not folders:
         return {}
     outside = outside_launches(facts, folders)
@@ -67,15 +83,15 @@ def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modu
         if folder is None or PurePosixPath(f.path).name in outside or f.module in consoles or f.path in run:
             continue
         if not f.path.endswith(".py") or f.main_guard or f.top_level_code:  # a .py file is run only by its own code
-            found[f.path] = _why(folder, f.path, facts, packages)
+            found[f.path] = _why(folder, f.path, facts, packages, on_path)
     for folder in folders:  # the copy's modules neither the host's imports nor the modules they load reach
         for path in _unreached_modules(folder, facts):
             if path not in found and path not in run and PurePosixPath(path).name not in outside:
-                found[path] = _why(folder, path, facts, packages)
+                found[path] = _why(folder, path, facts, packages, on_path)
     for path in others:
         folder = next((folder for folder in folders if path.startswith(folder + "/")), None)
         if folder is not None and path not in found and path not in run and PurePosixPath(path).name not in outside:
-            found[path] = _why(folder, path, facts, packages)
+            found[path] = _why(folder, path, facts, packages, on_path)
     return found
 
 
@@ -88,7 +104,7 @@ def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
     by_module = {f.module: f.path for f in facts if f.module}
     starts = {target for f in facts if f.path.endswith(".py") and f.path not in inside
               for target in _targets(f.imports, by_module) if target in inside}
-    starts |= set(_through_paths(folder, facts))
+    starts |= set(_through_paths(folder, facts)) | set(_sys_path_paths(folder, facts))
     if not starts:
         return []
     by_module |= {".".join(PurePosixPath(path[len(folder) + 1:]).with_suffix("").parts).removesuffix(".__init__"): path
@@ -103,7 +119,13 @@ def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
     return [path for path in inside if path not in reached]
 
 
-def _why(folder: str, path: str, facts: list[_Facts], packages: set[str]) -> str:
+def _why(folder: str, path: str, facts: list[_Facts], packages: set[str], on_path: dict[str, set[str]]) -> str:
+    """`on_path`: sys_path_copies' folders and the modules the host imports from each."""
+    if folder in on_path:
+        names = sorted(on_path[folder])
+        return (f"part of the bundled copy of {folder}/ (another project with its own packaging or environment files, "
+                f"which the project puts on sys.path); the project imports only {', '.join(names[:3])}"
+                f"{' …' if len(names) > 3 else ''}")
     imported = sorted(imported_through(folder, facts))
     if str(PurePosixPath(folder).parent) in packages or folder in packages or not imported:
         return (f"bundled {folder}/ (another project's recipe with its own launcher, inside a package of this one): "
@@ -192,6 +214,74 @@ def host_imports(facts: Iterable[_Facts], packages: set[str]) -> dict[str, set[s
     for folder in bundled_project_folders(facts, packages):
         for path, importers in _through_paths(folder, facts).items():
             found.setdefault(path, set()).update(importers)
+    for folder in sys_path_copies(facts):  # and by a name relative to a copy's root the host puts on sys.path
+        for path, importers in _sys_path_paths(folder, facts).items():
+            found.setdefault(path, set()).update(importers)
+    return found
+
+
+# A folder that is a project of its own, not the host's source root: its own packaging manifest or environment file.
+COPY_MARKS = ("setup.py", "setup.cfg", "pyproject.toml", "environment.yml", "environment.yaml", "conda.yaml",
+              "conda.yml")
+
+
+def _copy_marked(folder: str, paths: set[str]) -> bool:
+    return any(f"{folder}/{name}" in paths for name in COPY_MARKS) or any(
+        path.startswith(folder + "/requirements") and path.endswith(".txt") and path.count("/") == folder.count("/") + 1
+        for path in paths)
+
+
+def sys_path_copies(facts: Iterable[_Facts]) -> dict[str, set[str]]:
+    """folder → the module names relative to it that the host imports, for each folder below the root that holds a
+    packaging manifest or environment file of its own (COPY_MARKS) and whose root the host puts on sys.path: a file
+    outside it edits sys.path, writes the folder's name, and imports a module of it by its name from the folder's root
+    (`import hubconf` for <folder>/hubconf.py) that names no module from the analysed root."""
+    facts = list(facts)
+    return {folder: {module for module, _ in imports} for folder, imports in _sys_path_imports(facts).items()}
+
+
+def _sys_path_imports(facts: list[_Facts]) -> dict[str, set[tuple[str, str]]]:
+    """folder → (module relative to it, importer) for sys_path_copies."""
+    editors = [f for f in facts if f.path.endswith(".py") and PATH_EDITS.intersection(f.dotted_words)]
+    if not editors:
+        return {}
+    paths = {f.path for f in facts}
+    by_module = {f.module for f in facts if f.module}
+    folders = {str(PurePosixPath(path).parent) for path in paths if PurePosixPath(path).name in COPY_MARKS
+               or PurePosixPath(path).name.startswith("requirements")}
+    found: dict[str, set[tuple[str, str]]] = {}
+    # a package folder is imported by dotted name, never put on sys.path as a repository's root
+    for folder in sorted(folder for folder in folders if folder != "." and _copy_marked(folder, paths)
+                         and f"{folder}/__init__.py" not in paths):
+        name = PurePosixPath(folder).name
+        for f in editors:
+            if f.path.startswith(folder + "/") or not writes_word(f.words, name):
+                continue
+            for imported in f.imports:
+                parts = imported.split(".")
+                module = next((".".join(parts[:end]) for end in range(len(parts), 0, -1)
+                               if _module_path(folder, ".".join(parts[:end]), paths)), None)
+                if module is not None and parts[0] not in by_module and not any(
+                        m.startswith(parts[0] + ".") for m in by_module):
+                    found.setdefault(folder, set()).add((module, f.path))
+    # a folder whose modules import the host's (Megatron's examples, put on sys.path by its tests) is the project's own
+    modules = {f.module: f.path for f in facts if f.module}
+    return {folder: imports for folder, imports in found.items() if not _imports_outside(folder, facts, modules)}
+
+
+def _module_path(folder: str, module: str, paths: set[str]) -> str | None:
+    base = f"{folder}/{module.replace('.', '/')}"
+    return next((p for p in (f"{base}.py", f"{base}/__init__.py") if p in paths), None)
+
+
+def _sys_path_paths(folder: str, facts: list[_Facts]) -> dict[str, set[str]]:
+    """The host's imports of a copy on sys.path as path → importers."""
+    paths = {f.path for f in facts}
+    found: dict[str, set[str]] = {}
+    for module, importer in _sys_path_imports(facts).get(folder, ()):
+        path = _module_path(folder, module, paths)
+        if path is not None:
+            found.setdefault(path, set()).add(importer)
     return found
 
 

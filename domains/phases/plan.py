@@ -171,9 +171,10 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     configured = _configured_modules(facts, by_module, role_of)
     imported |= configured.keys()  # built by a config's `target:` string: imported by the config's referrer
     consoles = {by_module[name] for name in console_modules if name in by_module}  # a src layout's depth_pro.cli
-    # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them
+    # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them, or a copy the
+    # host puts on sys.path (which needs no launcher of its own)
     packages = package_folders(facts)
-    bundled = unlaunched_scripts(facts, packages, console_modules, documented=documented) if launched_names else {}
+    bundled = unlaunched_scripts(facts, packages, console_modules, documented=documented)
     # a copied model package's own scripts, where the host uses the package as a library (bundled_projects.py)
     bundled |= unrun_package_scripts(facts, packages, console_modules, documented, distribution)
     bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
