@@ -26,10 +26,10 @@ from ascend_feasibility.analyzer.context.dispatch_chains import (
 )
 from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
+from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.device.fast_path import RUNTIME_PROVIDER
-from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 from ascend_feasibility.knowledge import load_context_conventions
 
