@@ -25,8 +25,9 @@ from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, c
 from ascend_feasibility.analyzer.context.function_objects import function_names, tested_name
 from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag, substring_note
 from ascend_feasibility.analyzer.context.predicate_helpers import PredicateHelpers
+from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY
+from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY, ImportTable
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
 from tree_sitter import Node
 
@@ -112,6 +113,7 @@ class GuardReader:
         self._calls: dict[str, list[Node]] | None = None
         self._method_bindings: dict[str, list[Node]] | None = None  # method_bindings
         self._assignments_read: tuple[Node, list[Node]] | None = None  # _assignments
+        self._import_table: tuple[Node, ImportTable] | None = None  # _imports_of
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         # the unit's tree and its import statements in source order, when its combined query has them (set per unit
@@ -249,6 +251,19 @@ class GuardReader:
             self._assignments_read = (root, found)
         return self._assignments_read[1]
 
+    def _imports_of(self, node: Node) -> ImportTable:
+        """The import table of the tree holding `node` (built once per unit)."""
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        if self._import_table is None or self._import_table[0] != root:
+            table = ImportTable()
+            statements = self.import_statements(root)
+            table.add_captures({"import": [s for s in statements if s.type == "import_statement"],
+                                "import_from": [s for s in statements if s.type == "import_from_statement"]})
+            self._import_table = (root, table)
+        return self._import_table[1]
+
     def import_statements(self, root: Node) -> list[Node]:
         """The import and from-import statements of the tree `root`, in source order: the unit's combined query's
         where the core gives them for this tree, else a query of their own."""
@@ -319,7 +334,8 @@ class GuardReader:
         if kind == "module":
             return self._cuda_wheel_picker(parent)
         if kind == "block":
-            left = _after_exit(child) or self._other_backend_exit(child) or self.oom_text.after_swallow(child)
+            left = (_after_exit(child) or self._other_backend_exit(child) or self.oom_text.after_swallow(child)
+                    or self._import_fallback_return(child))
             if left is not None:
                 return left
         if kind == "block" and self.versions is not None:
@@ -409,6 +425,8 @@ class GuardReader:
         chain = dispatch_chain(statement, self.dispatch_words)
         if chain is None or _same(child, chain.head) or not cuda_arm(chain, body, self.dispatch_words):
             return None  # the chain's first condition holds its own finding (DEV220, which subsumes the check there)
+        if shim_covered_device_choice(chain, self.dispatch_words, self._imports_of(statement)):
+            return None  # a device pick transfer_to_npu answers: its CUDA arm is the one the NPU takes (shim_chains.py)
         return Guard("other-backend", chain.head,
                      f"the CUDA arm of a per-backend chain ({', '.join(sorted(chain.named))}); its gap is a missing npu arm")
 
@@ -619,6 +637,27 @@ class GuardReader:
             sibling = sibling.prev_named_sibling
         return None
 
+    def _import_fallback_return(self, child: Node) -> Guard | None:
+        """`if not XFORMERS_AVAILABLE: return super().forward(x)` before the library's calls, the flag a module-level
+        `try: from xformers.ops import ...` sets False in its ImportError handler (round 33 B2 class 1): where the
+        import is missing, as on Ascend, the function returns through the project's own fallback first, so what
+        follows runs only where the library is installed (`optional`). An arm that only raises is no fallback."""
+        sibling, seen = child.prev_named_sibling, 0
+        while sibling is not None and seen < 50:
+            seen += 1
+            if sibling.type == "if_statement" and not sibling.children_by_field_name("alternative"):
+                condition = sibling.child_by_field_name("condition")
+                body = sibling.child_by_field_name("consequence")
+                while condition is not None and condition.type == "parenthesized_expression" and condition.named_children:
+                    condition = condition.named_children[0]
+                if (condition is not None and condition.type == "not_operator" and body is not None
+                        and _ends_in(body, "return_statement") and not only_raises(body)):
+                    tested = condition.child_by_field_name("argument")
+                    if tested is not None and tested.type == "identifier" and self.availability_flag(tested):
+                        return Guard("optional", sibling, _fallback_note(body, "if"))
+            sibling = sibling.prev_named_sibling
+        return None
+
     def _early_exit(self, child: Node, block: Node) -> Guard | None:
         """`if not x.is_cuda: return fallback(x)` before a kernel guards what follows it."""
         sibling = child.prev_named_sibling
@@ -763,6 +802,7 @@ class GuardReader:
         self._calls = None
         self._method_bindings = None
         self._assignments_read = None
+        self._import_table = None
         self._wheel_picker = None
         for reset in self.unit_resets:
             reset()

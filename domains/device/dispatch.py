@@ -11,7 +11,7 @@ code (the guard reader gives them reach other-backend). A chain whose final `els
 an ONNX Runtime execution provider for NVIDIA GPUs (`InferenceSession(..., providers=["CUDAExecutionProvider"])`,
 analyzer/context/runtime_providers.py) picks ONNX Runtime's provider, not a torch device (facet `runtime-provider`, low,
 round 27 B1 C7): the NPU arm it lacks asks for CANNExecutionProvider (onnxruntime-cann), not torch_npu. A chain that only picks a torch device and probes CUDA with
-`torch.cuda.is_available()` alone is left to DEV104 at its probe (domains/device/shim_chains.py): the shim covers it."""
+`torch.cuda.is_available()` alone is left to DEV104 at its probe (analyzer/context/shim_chains.py): the shim covers it."""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ from ascend_feasibility.analyzer.context.dispatch_chains import (
 )
 from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
+from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.device.fast_path import RUNTIME_PROVIDER
-from ascend_feasibility.domains.device.shim_chains import shim_covered_device_choice
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 from ascend_feasibility.knowledge import load_context_conventions
 

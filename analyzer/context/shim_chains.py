@@ -8,15 +8,18 @@ on the NPU (Ascend/pytorch v2.12.0-26.1.0 torch_npu/contrib/transfer_to_npu.py).
 through to the CPU: the same case as DEV104's `"cuda" if torch.cuda.is_available() else "cpu"`, which DEV104 rates
 auto with its note for a native port. DEV220's missing-arm text (per-platform dependency lists, kernel grids from the
 vector-core count) is for chains whose arms size kernels or pick kernel libraries; this chain's arms only assign
-(or return) a device value, with at most a log line beside it, so the scanner leaves it to DEV104 at the probe.
+(or return) a device value, with at most a log line beside it, so the scanner leaves it to DEV104 at the probe, and the
+guard reader (guards.py) gives its CUDA arm no `other-backend` reach: under the shim that arm is the one the NPU takes.
 
 The signal is structure: the chain's first arm is CUDA's (a CUDA arm after another backend's arm is read as that
 chain's other-backend code, so DEV104 there would not count), every arm whose condition names CUDA has the bare call `torch.cuda.is_available()` (resolved
 through the file's imports) as its whole condition, every other arm's condition is a bare availability call
-(`torch.backends.mps.is_available()`), and every statement of every arm, the else included, assigns or
-returns a torch.device (`torch.device("cuda")`) or is a log call. A string ("cuda") is left out: a function returning
-one is often the project's backend selector (unsloth's get_device_type() -> DEVICE_TYPE, compared all over), whose
-missing "npu" value is the port's gap. A flag (`HAS_CUDA`), a version probe
+(`torch.backends.mps.is_available()`), or one and-ed with a host-platform test (`sys.platform == "darwin" and
+torch.backends.mps.is_available()`, round 33 B2 class 3), and every statement of every arm, the else included, assigns
+or returns a torch.device (`torch.device("cuda")`), assigns a device-name string (`device = "cuda"`, round 33 A1 13,
+B1 5, B2 45), or is a log call. A returned string ("cuda") is left out: a function returning one is often the
+project's backend selector (get_device_type() -> DEVICE_TYPE, compared all over), whose missing "npu" value is the
+port's gap. A flag (`HAS_CUDA`), a version probe
 (`torch.version.hip is not None`, a platform's, for its dependency list) or an arm that does anything else keeps DEV220.
 """
 
@@ -28,6 +31,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from tree_sitter import Node
 
 PROBE = "torch.cuda.is_available"
+PLATFORM_READS = {"sys.platform", "platform.system", "platform.machine"}  # the host's OS or CPU, not a device
 DEVICE_BUILDERS = {"torch.device"}
 LOG_METHODS = {"info", "warning", "warn", "debug", "print"}
 
@@ -40,7 +44,7 @@ def shim_covered_device_choice(chain: Chain, backends: BackendWords, imports) ->
     cuda_arms = [(condition, body) for condition, body in chain.arms if cuda_arm(chain, body, backends)]
     if not all(_is_probe(condition, imports) for condition, _ in cuda_arms):
         return False
-    if not all(_availability_probe(condition) for condition, _ in chain.arms):
+    if not all(_availability_probe(condition) or _platform_and_probe(condition, imports) for condition, _ in chain.arms):
         return False  # `torch.version.hip is not None` -> "rocm": a platform (its dependencies), not a device pick
     bodies = [body for _, body in chain.arms] + ([chain.else_body] if chain.else_body is not None else [])
     return all(_only_yields_device(body, imports) for body in bodies)
@@ -70,6 +74,45 @@ def _availability_probe(condition: Node) -> bool:
     return last is not None and last.type == "identifier" and parsing.text(last).endswith("available")
 
 
+def _platform_and_probe(condition: Node, imports) -> bool:
+    """`sys.platform == "darwin" and torch.backends.mps.is_available()`: an availability call and-ed with tests of the
+    host's platform only (which OS or CPU it is), so the arm still just asks whether that device is there."""
+    conjuncts = _conjuncts(_unwrap(condition))
+    probes = [c for c in conjuncts if _availability_probe(c)]
+    return bool(probes) and all(c in probes or _platform_test(c, imports) for c in conjuncts)
+
+
+def _conjuncts(node: Node) -> list[Node]:
+    if node.type == "boolean_operator" and parsing.text(node.child_by_field_name("operator")) == "and":
+        return [*_conjuncts(_unwrap(node.child_by_field_name("left"))),
+                *_conjuncts(_unwrap(node.child_by_field_name("right")))]
+    return [node]
+
+
+def _platform_test(node: Node, imports) -> bool:
+    """`sys.platform == "darwin"`, `platform.system() != "Windows"`, `sys.platform.startswith("linux")`."""
+    if node.type == "comparison_operator":
+        operands = node.named_children
+        return any(_platform_read(o, imports) for o in operands) and all(
+            _platform_read(o, imports) or o.type == "string" for o in operands)
+    if node.type == "call":
+        function = node.child_by_field_name("function")
+        return (function is not None and function.type == "attribute"
+                and _platform_read(function.child_by_field_name("object"), imports))
+    return False
+
+
+def _platform_read(node: Node | None, imports) -> bool:
+    if node is None:
+        return False
+    if node.type == "call":
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        return (function is not None and not (arguments is not None and arguments.named_children)
+                and qualified_name(function, imports) in PLATFORM_READS)
+    return node.type == "attribute" and qualified_name(node, imports) in PLATFORM_READS
+
+
 def _only_yields_device(body: Node, imports) -> bool:
     statements = [s for s in body.named_children if s.type != "comment"]
     return bool(statements) and all(_yields_device(s, imports) or _logs(s) for s in statements)
@@ -85,7 +128,7 @@ def _yields_device(statement: Node, imports) -> bool:
     if assignment.type != "assignment":
         return False
     value = assignment.child_by_field_name("right")
-    return value is not None and _device_value(value, imports)
+    return value is not None and (_device_value(value, imports) or _device_name(value))
 
 
 def _device_value(value: Node, imports) -> bool:
@@ -97,6 +140,17 @@ def _device_value(value: Node, imports) -> bool:
         return False
     arguments = value.child_by_field_name("arguments")
     return arguments is not None and all(a.type in {"string", "integer", "identifier"} for a in arguments.named_children)
+
+
+def _device_name(value: Node) -> bool:
+    """`"cuda"`, `"cuda:0"`, `"mps"`, `"cpu"`: a plain string naming a device type (an assignment's value: a returned
+    one is left out, see the module's text)."""
+    value = _unwrap(value)
+    if value.type != "string" or any(part.type == "interpolation" for part in value.named_children):
+        return False
+    content = parsing.text(value).strip("\"'")
+    kind, _, index = content.partition(":")
+    return kind.isalpha() and kind.islower() and (not index or index.isdigit())
 
 
 def _logs(statement: Node) -> bool:
