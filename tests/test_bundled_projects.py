@@ -543,3 +543,44 @@ def test_a_copy_on_sys_path_needs_the_path_edit_naming_it_and_an_import_from_its
     drives_host = tree(" sys path append lib ", ["sys.path.append"], ["hubentry"])
     drives_host[2].imports = ["model.encoder.Encoder"]
     assert sys_path_copies(drives_host) == {}  # its modules import the host's: the project's own examples
+
+
+HOST_REQUIREMENTS = "torch==2.1.0\ntorchvision==0.16.0\n"
+
+
+def _row(report, package):
+    return next((row for row in report.dependency_matrix if row.package == package), None)
+
+
+def test_a_bundled_copys_environment_files_are_no_dependencies_of_the_project(tmp_path):
+    # prec42d: the copy's pip_install.sh / conda_environment.yml set up the upstream's environment, not the host's
+    report = run(write(tmp_path, copy_tree(**{"train/requirements.txt": HOST_REQUIREMENTS})))
+    torch = _row(report, "torch")
+    assert torch.declared == "==2.1.0" and torch.sources == ["train/requirements.txt:1"]
+    assert _row(report, "torchvision").sources == ["train/requirements.txt:2"]
+    assert _row(report, "cudatoolkit") is None  # declared only by the copy's environment, imported by nothing
+    assert report.torch_fit.declared == "==2.1.0"
+    # the copy's lines keep their findings, at the copy's files, uncounted
+    copy_env = [f for f in report.findings if f.path in {f"{COPY}/pip_install.sh", f"{COPY}/conda_environment.yml"}]
+    assert copy_env and {f.reach for f in copy_env} == {"optional"}
+
+
+def test_a_folder_the_host_never_imports_through_keeps_its_environment_in_the_matrix(tmp_path):
+    # not a bundled copy (nothing imports through it): its install script's torch is the project's declaration too
+    tree = copy_tree(**{"train/requirements.txt": HOST_REQUIREMENTS,
+                        "train/train.py": HOST.replace("from helpers.flownet.flownet.model import FlowNet\n",
+                                                       "FlowNet = torch.nn.Identity\n")})
+    report = run(write(tmp_path, tree))
+    assert f"{COPY}/pip_install.sh:1" in _row(report, "torch").sources
+    assert _row(report, "cudatoolkit") is not None
+
+
+def test_a_bundled_copys_readme_is_documentation(tmp_path):
+    # prec42d: the upstream's README inside the copy is docs, never counted; the host's own README is not touched
+    report = run(write(tmp_path, copy_tree()))
+    readme = [f for f in report.findings if f.path == f"{COPY}/README.md"]
+    assert readme and {(f.role, f.reach) for f in readme} == {("docs", "optional")}
+    tree = copy_tree(**{"train/train.py": HOST.replace("from helpers.flownet.flownet.model import FlowNet\n",
+                                                       "FlowNet = torch.nn.Identity\n")})
+    own = [f for f in run(write(tmp_path / "own", tree)).findings if f.path == f"{COPY}/README.md"]
+    assert own and "docs" not in {f.role for f in own}

@@ -108,3 +108,26 @@ def test_a_config_is_composed_once_for_the_scanner_and_the_true_keys(monkeypatch
     assert len(composed) == 1
     assert broken.facts.phases.true_keys == []
     assert [s.reason for s in broken.skipped if s.reason.startswith("YAML not parsed")]
+
+
+# prec42d (round 32 V8): a Python file launching a script through a shell command string passes its flags too
+APP_SYSTEM = ("import os\n\n\ndef render(path):\n"
+              "    code = os.system(f'''\n        python -m pkg.train \\\n            --dim 8 \\\n"
+              "            --source {path} \\\n            --memory-efficient\n        ''')\n    return code\n")
+
+
+@pytest.mark.parametrize("command", [APP_SYSTEM,
+                                     "import subprocess\nsubprocess.run('python -m pkg.train --memory-efficient', shell=True)\n"])
+def test_a_flag_passed_by_a_python_shell_command_turns_the_switch_on(tmp_path, command):
+    reach, reason = xformers_reach(tmp_path, {"app.py": command})
+    assert reach == "runs"
+    assert reason == "`memory_efficient` is off by default but the project turns it on: `--memory-efficient` passed by app.py"
+
+
+@pytest.mark.parametrize("command", [
+    "import os\nos.system('ls --memory-efficient')\n",  # no runner command: ls's option
+    "import os\nCMD = 'python -m pkg.train --memory-efficient'\nprint(CMD)\n",  # a string no shell call runs
+    "import os\nos.system('python -m pkg.train --memory-efficient false')\n",  # passed off
+])
+def test_a_python_string_that_launches_nothing_with_the_flag_leaves_it_off(tmp_path, command):
+    assert xformers_reach(tmp_path, {"app.py": command})[0] == "optional"

@@ -82,6 +82,16 @@ if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
 
+DOCUMENT_SUFFIXES = (".md", ".rst")
+
+
+def _as_copy_document(finding: Finding, why: str, factory: FindingFactory) -> Finding:
+    """A finding in a bundled copy's README (or another document of it): the copy's documentation, `optional`."""
+    if finding.reach == "runs":
+        finding = factory.relocate(finding, Place(finding.role, "optional", why))
+    return finding.model_copy(update={"role": "docs"})
+
+
 def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: ProjectContext,
                     factory: FindingFactory, feature_domains: frozenset[str],
                     guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "",
@@ -109,6 +119,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     bundled_loose = unlaunched_scripts(facts, packages, others=loose, documented=context.readme_launches) if loose else {}
     if bundled_loose:
         guarded = dict(guarded) | {path: ("optional", why) for path, why in bundled_loose.items() if path in loose}
+        # its README and other documents are the upstream's documentation: role docs, never counted
+        findings = [_as_copy_document(f, bundled_loose[f.path], factory) if f.path in loose and f.path in bundled_loose
+                    and PurePosixPath(f.path).suffix.lower() in DOCUMENT_SUFFIXES else f for f in findings]
     test_only = test_only_functions(facts, context)
     self_tests = self_test_blocks(facts, context)
     for path, ranges in self_tests.items():

@@ -10,6 +10,7 @@ from ascend_feasibility.analyzer.context.switched_on import turned_on
 from ascend_feasibility.analyzer.context.unpassed_defaults import default_path
 from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, TargetChoice, Unit
+from ascend_feasibility.domains.dependencies.bundled_manifests import bundled_manifests
 from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.dependencies.carried import fold_into_call_sites
 from ascend_feasibility.domains.dependencies.extras import fold_extra_features
@@ -49,16 +50,19 @@ class DependenciesDomain(Domain):
 
     def add_findings(self, run: ProjectRun) -> None:
         facts = run.facts[self.name]
+        installs = frozenset(i for f in facts for i in f.installs)
+        declarations = [d for f in facts for d in f.declarations]
         analysis = analyze_dependencies(
-            [d for f in facts for d in f.declarations], [i for f in facts for i in f.imports], run.context, self.kb,
+            declarations, [i for f in facts for i in f.imports], run.context, self.kb,
             run.factory, run.has_manifest, frozenset(run.guarded), frozenset(n for f in facts for n in f.used_through),
             default_path(run.modules, run.context), frozenset(m for f in facts for m in f.cuda_parts),
             frozenset(n for f in facts for n in f.npu_aware_used), run.choice.doc_pin if run.choice is not None else None,
-            frozenset(i for f in facts for i in f.installs), {folder: t.release for folder, t in run.nested.items()},
+            installs, {folder: t.release for folder, t in run.nested.items()},
             frozenset(run.choice.unread) if run.choice is not None else frozenset(),
             {f.imports[0].path: frozenset(f.npu_aware_used) for f in facts if f.imports and f.npu_aware_used},
             _configured_on(run) if any(i.switch for f in facts for i in f.imports) else frozenset(),
             [d for f in facts for d in f.pythons],
+            bundled_manifests(run, {d.path for d in declarations}, installs),
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

@@ -61,6 +61,7 @@ def analyze_dependencies(
     parts_by_path: dict[str, frozenset[str]] | None = None,
     switches_on: frozenset[str] = frozenset(),
     pythons: list[Declaration] | None = None,
+    bundled: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -78,7 +79,9 @@ def analyze_dependencies(
     an undeclared package's item stands at an import in a file that reaches its CUDA-only part. `switches_on`: the
     switches the project's configs, launchers or code turn on (switched_on.turned_on): an import in such a switch's
     arm runs. `pythons`: the project's declared Pythons (conda `python=3.8.5`), judged against the target's
-    (python_line.py)."""
+    (python_line.py). `bundled`: the environment and install files of another project copied into this one
+    (bundled_manifests.py): their findings stand, but they add no matrix row or declared version, and set neither
+    the torch fit nor the counted torch re-pin."""
     parts_by_path = parts_by_path or {}
     if switches_on:
         imports = [_switched_on(fact, switches_on) for fact in imports]
@@ -230,7 +233,7 @@ def analyze_dependencies(
     # so a torch line of any other manifest here (a bundled project's Dockerfile, an example's requirements) sets
     # neither the fit, nor the torch row, nor whether the project declares torch (round 30 V7, round 29 V3)
     doc_site = next((s for s in doc_torch if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"), None)
-    hosted = [] if doc_site is not None else torch_sites
+    hosted = [] if doc_site is not None else [s for s in torch_sites if s.path not in bundled]
     choosing = [s for s in hosted if s.path not in unchosen]
     primary = _primary(choosing or chosen_doc)
     fit = torch_fit(primary, kb)
@@ -306,7 +309,7 @@ def analyze_dependencies(
             # an optional requirements file (requirements_fp8.txt beside requirements.txt) is an opt-in environment:
             # shown, uncounted, as DEP001 places its lines
             place = declared_optional(site)
-            if code == "torch-version-no-fit" and place is None and emit.counts(site.path):
+            if code == "torch-version-no-fit" and place is None and emit.counts(site.path) and site.path not in bundled:
                 if repinned is not None:  # one project, one torch move: a further file's line goes with it
                     emit.declaration(code, f"torch{site.specifier}", site,
                                      f"{recommended}; the same torch move as {repinned.path}:{repinned.line}, "
@@ -337,6 +340,8 @@ def analyze_dependencies(
     elif "torch" in by_package:  # the host's torch lines, where it has some: not a CI image's, a bundled copy's, an
         # unreached folder's (round 30 V7: detectron2's docker/Dockerfile torch==1.5+cu101 beside the host's pin)
         declared["torch"] = [s for s in by_package["torch"] if emit.counts(s.path)] or by_package["torch"]
+    if bundled:  # a bundled copy's environment is the copy's: no row, no declared version of the project's
+        declared = {name: kept for name, sites in declared.items() if (kept := [s for s in sites if s.path not in bundled])}
     matrix = [_row(name, declared.get(name, []), name in imported, kb, records.get(name))
               for name in sorted(set(declared) | set(imported))]
     if doc_site is not None and not fit.declared:  # the install document's pin is the project's torch, fit or not

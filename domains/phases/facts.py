@@ -51,6 +51,7 @@ from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUE
 from ascend_feasibility.domains.metric_classes import mentions_metric, metric_class_lines, metric_function_lines
 from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.class_uses import class_shapes, class_uses, later_uses
+from ascend_feasibility.domains.phases.command_strings import command_words
 from ascend_feasibility.domains.phases.config_modules import is_config_module
 from ascend_feasibility.domains.phases.dict_built_classes import dict_built_classes
 from ascend_feasibility.domains.phases.extension_users import extension_users
@@ -1170,6 +1171,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             if AUTOGRAD_FUNCTION in model.bases and model.backward:  # a hand-written backward serves training
                 evidence["training"] += 1
     facts.evidence = {phase: count for phase, count in evidence.items() if count}
+    # `os.system("python other.py --flag")`: the flags it passes, as a shell launcher's (command_strings.py)
+    for words in command_words(unit.tree(), unit.source.text):
+        facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
+        facts.launch_values += _launch_values(words)[:MAX_CHOICES]
     return facts
 
 
