@@ -18,6 +18,7 @@ from ascend_feasibility.analyzer.context import (
     cudnn_ops,
     env_options,
     env_switches,
+    host_exports,
     literal_flags,
     pasted_notes,
     plugin_registries,
@@ -194,6 +195,9 @@ class PhaseFacts:
     # builds an operator cuDNN runs (a convolution, an RNN, a CTC loss) or loads a hub model: read only in a file whose
     # bytes name one (analyzer/context/cudnn_ops.py)
     cudnn_ops: bool = False
+    # its code names a device (a cuda/npu/device word in a name or string, a `.to(...)` or `.cuda()` call):
+    # analyzer/context/host_exports.py
+    selects_device: bool = False
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # those of them every string naming which sits in an arm an unset environment variable leaves off → why
@@ -400,6 +404,7 @@ class PhaseFacts:
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
         self.cudnn_ops |= other.cudnn_ops
+        self.selects_device |= other.selects_device
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
         self.choices += other.choices
@@ -1103,6 +1108,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if ".register(" in unit.source.text:  # most files register nothing
         facts.registrations = _registrations(unit.source.text, _methods(unit), sites)
     facts.extension_loads = _extension_loads(unit)
+    facts.selects_device = host_exports.selects_device(unit.tree(), unit.source.data)
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
