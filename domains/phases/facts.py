@@ -27,6 +27,7 @@ from ascend_feasibility.analyzer.context import (
     switched_on,
     unpassed_defaults,
     unread_keys,
+    version_arms,
 )
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.commented_imports import commented_imports
@@ -40,6 +41,7 @@ from ascend_feasibility.analyzer.context.reference_checks import reference_check
 from ascend_feasibility.analyzer.context.switches import module_callee, parameter_value_arm
 from ascend_feasibility.analyzer.context.unbuildable import unbuildable_classes
 from ascend_feasibility.analyzer.context.unread_attributes import kept_instances, stored_unread
+from ascend_feasibility.analyzer.context.versions import VersionReader
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
@@ -484,13 +486,14 @@ class PhaseFacts:
 ImportReach = Callable[[Unit, Node], str]  # the reach of an import statement (runs, optional, cuda-only-guarded ...)
 
 
-def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach | None = None) -> PhaseFacts | None:
+def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach | None = None,
+            versions: VersionReader | None = None) -> PhaseFacts | None:
     """One PhaseFacts per file: Python (a notebook's cells merged), shell and Dockerfiles, and YAML/JSON configs
     (which take the phases of what names them)."""
     merged = None
     for unit in units:
         if unit.kind == "python":
-            facts = collect_python(unit, import_reach)
+            facts = collect_python(unit, import_reach, versions)
         elif unit.kind in {"shell", "dockerfile"}:
             facts = collect_shell(unit)
         else:
@@ -965,7 +968,8 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
-def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> PhaseFacts:
+def collect_python(unit: Unit, import_reach: ImportReach | None = None,
+                   versions: VersionReader | None = None) -> PhaseFacts:
     facts = PhaseFacts(path=unit.path, module=module_name(unit.path), notebook=unit.cell is not None)
     found = query_set.unit_captures(unit, QUERY_KEY)
     definitions = query_set.unit_captures(unit, DEFINITIONS_QUERY)
@@ -1061,6 +1065,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.parameter_arms = _parameter_arms(found.get("condition", []))
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
+        if versions is not None:  # names written only in arms a version test rules out at the target
+            facts.edited_names += version_arms.version_edited_names(unit.tree(), found["condition"], versions)
     if "environ" in unit.source.text:
         from ascend_feasibility.knowledge import load_context_conventions
         facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))
