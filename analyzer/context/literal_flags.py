@@ -309,6 +309,12 @@ def edited_names(root: Node, conditions: list[Node]) -> list[tuple[str, int, str
     assignments: dict[tuple[int, str], Node | None] = {}  # a constant tested by several ifs: its module read once
     for statement in statements.values():
         dead += _dead_arms(statement, constants, assignments)
+    return names_only_in(root, dead)
+
+
+def names_only_in(root: Node, dead: list[tuple[Node, str, str]]) -> list[tuple[str, int, str, str]]:
+    """The names the module writes only inside the given arm bodies (and in `from ... import` lists), each with its
+    first arm's line, constant and reason: (arm body, constant, reason) in, as edited_names returns them."""
     if not dead:
         return []
     inside: dict[str, list[tuple[Node, str, str]]] = {}

@@ -39,6 +39,7 @@ from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.dict_built import dict_built_ranges
 from ascend_feasibility.analyzer.context.env_switches import table_arms_off
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
+from ascend_feasibility.analyzer.context.host_exports import host_exports
 from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
 from ascend_feasibility.analyzer.context.library_hooks import hooked_methods, hooked_reason
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
@@ -195,7 +196,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     unused_defaults = project_overridden_defaults(facts, overridden)
     unread = unread_key_lines(facts)  # `"dist_backend": "nccl"` where nothing reads the key
-    findings = idle_switches(selector_tests(findings, facts, factory), facts)
+    findings = host_exports(idle_switches(selector_tests(findings, facts, factory), facts), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
     hooked = hooked_methods(findings, load_context_conventions().opt_in.library_hooks)

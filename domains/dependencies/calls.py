@@ -39,6 +39,39 @@ def cuda_only_calls(kb) -> dict[str, str]:
             for call in r.calls for name in call.names}
 
 
+def catalogued_calls(kb) -> dict[str, str]:
+    """Qualified name -> distribution, for every `[[package.calls]]` entry of a package whose calls have to change:
+    the CUDA-only parts of compatible packages, and the catalogued functions of packages needing replacement."""
+    names = {name: r.name for r in kb.packages.values() if r.classification in REPLACED and r.calls_change
+             for call in r.calls for name in call.names}
+    return names | cuda_only_calls(kb)
+
+
+def handed_on_to_call(node: Node) -> bool:
+    """A catalogued function or class used as a value that something calls: passed as an argument
+    (`Trainer(optimizer_cls=bnb.optim.AdamW8bit)`), or bound to a plain name (maybe in one arm of `A if c else B`)
+    that its function or module calls after the binding (`optimizer_cls = bnb.optim.AdamW8bit` ...
+    `optimizer_cls(params, lr=lr)`). A name bound and never called (`fn = causal_conv1d_fn`) makes no call."""
+    value = node
+    while value.parent is not None and value.parent.type in {"conditional_expression", "parenthesized_expression"}:
+        value = value.parent
+    parent = value.parent
+    if parent is None:
+        return False
+    if parent.type == "keyword_argument" and parent.child_by_field_name("value") == value:
+        parent = parent.parent
+    if parent is not None and parent.type == "argument_list":
+        return True
+    if parent is None or parent.type != "assignment" or parent.child_by_field_name("right") != value:
+        return False
+    left = parent.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return False
+    uses = parsing.later_uses(parent, left) or []
+    return any(use.parent is not None and use.parent.type == "call"
+               and use.parent.child_by_field_name("function") == use for use in uses)
+
+
 def _trigger_modules(kb) -> tuple[str, ...]:
     return tuple(sorted(replaced_modules(kb) | {name.split(".")[0] for name in cuda_only_calls(kb)}))
 
@@ -54,8 +87,16 @@ class _PackageCallScan(PythonScan):
         cuda_only = cuda_only_calls(kb)
         cuda_free = cuda_free_arguments(kb)
         found: list[tuple[Reference, str]] = []
+        catalogued = catalogued_calls(kb)
         for reference in unit_references(self.unit):
             root = reference.name.split(".")[0]
+            if reference.call is None and reference.name in catalogued and handed_on_to_call(reference.node) \
+                    and not self._spoken_for(reference):
+                # `optimizer_cls = bnb.optim.AdamW8bit` ... `optimizer_cls(params)`: the catalogued call, made later
+                package = catalogued[reference.name]
+                detector = CUDA_ONLY_DETECTOR if reference.name in cuda_only else DETECTOR
+                self.hits.append(Hit(self.index.code_for(detector), reference.name, Span.of(reference.node), package))
+                continue
             if reference.call is not None and reference.name in cuda_only and not self._spoken_for(reference):
                 if reference.name in cuda_free and is_cuda_free(reference.call, cuda_free[reference.name]):
                     continue  # its literal arguments keep it off the CUDA part (ConvLayer(..., activate=False))

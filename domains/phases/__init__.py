@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from ascend_feasibility.analyzer.context.readme_runs import usage_order
 from ascend_feasibility.analyzer.context.roles import file_role
+from ascend_feasibility.analyzer.context.versions import VersionReader, companion_lines
 from ascend_feasibility.analyzer.core.models import DaysRange, Finding, PricedGeneration, Report
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.phases import generations
@@ -28,7 +29,18 @@ class PhasesDomain(Domain):
         return query_keys(unit)
 
     def collect(self, file: FileView) -> PhaseFacts | None:
-        return collect(file.path, file.kind, file.units, file.import_reach)
+        return collect(file.path, file.kind, file.units, file.import_reach, self._versions())
+
+    def _versions(self) -> VersionReader:
+        """The version tests' reader at the target (analyzer/context/version_arms.py), built once."""
+        reader = self.__dict__.get("_version_reader")
+        if reader is None:
+            conventions = load_context_conventions().versions
+            reader = VersionReader(self.target.release.torch, conventions.torch_features,
+                                   conventions.torch_version_helpers, conventions.library_flags,
+                                   companion_lines(self.kb, self.target.release.torch))
+            self._version_reader = reader
+        return reader
 
     def read_later(self, facts: list[PhaseFacts], source: Callable[[str], bytes | None]) -> None:
         for f in facts:

@@ -18,6 +18,7 @@ from ascend_feasibility.analyzer.context import (
     cudnn_ops,
     env_options,
     env_switches,
+    host_exports,
     literal_flags,
     pasted_notes,
     plugin_registries,
@@ -26,6 +27,7 @@ from ascend_feasibility.analyzer.context import (
     switched_on,
     unpassed_defaults,
     unread_keys,
+    version_arms,
 )
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.commented_imports import commented_imports
@@ -40,6 +42,7 @@ from ascend_feasibility.analyzer.context.reference_checks import reference_check
 from ascend_feasibility.analyzer.context.switches import module_callee, parameter_value_arm
 from ascend_feasibility.analyzer.context.unbuildable import unbuildable_classes
 from ascend_feasibility.analyzer.context.unread_attributes import kept_instances, stored_unread
+from ascend_feasibility.analyzer.context.versions import VersionReader
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
@@ -197,6 +200,9 @@ class PhaseFacts:
     # builds an operator cuDNN runs (a convolution, an RNN, a CTC loss) or loads a hub model: read only in a file whose
     # bytes name one (analyzer/context/cudnn_ops.py)
     cudnn_ops: bool = False
+    # its code names a device (a cuda/npu/device word in a name or string, a `.to(...)` or `.cuda()` call):
+    # analyzer/context/host_exports.py
+    selects_device: bool = False
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # those of them every string naming which sits in an arm an unset environment variable leaves off → why
@@ -404,6 +410,7 @@ class PhaseFacts:
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
         self.cudnn_ops |= other.cudnn_ops
+        self.selects_device |= other.selects_device
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
         self.choices += other.choices
@@ -484,13 +491,14 @@ class PhaseFacts:
 ImportReach = Callable[[Unit, Node], str]  # the reach of an import statement (runs, optional, cuda-only-guarded ...)
 
 
-def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach | None = None) -> PhaseFacts | None:
+def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach | None = None,
+            versions: VersionReader | None = None) -> PhaseFacts | None:
     """One PhaseFacts per file: Python (a notebook's cells merged), shell and Dockerfiles, and YAML/JSON configs
     (which take the phases of what names them)."""
     merged = None
     for unit in units:
         if unit.kind == "python":
-            facts = collect_python(unit, import_reach)
+            facts = collect_python(unit, import_reach, versions)
         elif unit.kind in {"shell", "dockerfile"}:
             facts = collect_shell(unit)
         else:
@@ -966,7 +974,8 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
-def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> PhaseFacts:
+def collect_python(unit: Unit, import_reach: ImportReach | None = None,
+                   versions: VersionReader | None = None) -> PhaseFacts:
     facts = PhaseFacts(path=unit.path, module=module_name(unit.path), notebook=unit.cell is not None)
     found = query_set.unit_captures(unit, QUERY_KEY)
     definitions = query_set.unit_captures(unit, DEFINITIONS_QUERY)
@@ -1062,6 +1071,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.parameter_arms = _parameter_arms(found.get("condition", []))
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
+        if versions is not None:  # names written only in arms a version test rules out at the target
+            facts.edited_names += version_arms.version_edited_names(unit.tree(), found["condition"], versions)
     if "environ" in unit.source.text:
         from ascend_feasibility.knowledge import load_context_conventions
         facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))
@@ -1110,6 +1121,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if ".register(" in unit.source.text:  # most files register nothing
         facts.registrations = _registrations(unit.source.text, _methods(unit), sites)
     facts.extension_loads = _extension_loads(unit)
+    facts.selects_device = host_exports.selects_device(unit.tree(), unit.source.data)
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
