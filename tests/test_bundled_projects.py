@@ -512,6 +512,26 @@ def test_a_sys_path_copys_script_the_hosts_launcher_runs_stays_an_entry(tmp_path
     assert reaches(report)[f"{ONPATH}/visionlib/train/train.py"] == {"runs"}
 
 
+def test_a_folder_the_readme_works_in_is_the_projects_own_though_another_puts_it_on_sys_path(tmp_path):
+    # round 33 zero123: the README runs `cd zero123` then `python gradio_new.py`, and a sibling folder puts zero123/
+    # on sys.path; the folder the user works in is the project, never a bundled copy
+    readme = f"# Host\n\n```bash\ncd {ONPATH}\npython visionlib/train/train.py\n```\n"
+    report = run(write(tmp_path, on_path_tree(**{"README.md": readme})))
+    found = reaches(report)
+    assert found[f"{ONPATH}/visionlib/train/train.py"] == {"runs"}
+    assert found[f"{ONPATH}/requirements.txt"] != {"optional"}
+    assert f"{ONPATH}/visionlib/train/train.py" in {e.path for e in report.phase_matrix.entries}
+
+
+def test_worked_in_folders_follow_the_readmes_cd_into_the_tree():
+    from ascend_feasibility.analyzer.context.readme_runs import worked_in_folders
+    paths = ["zero123/gradio_new.py", "zero123/ldm/util.py", "3drec/run.py"]
+    readme = "```bash\ngit clone https://x/zero123.git\ncd zero123\ncd zero123\npython gradio_new.py\n```\n"
+    assert worked_in_folders(readme, paths) == ("zero123",)  # the clone's own folder is a prefix the tree lacks
+    assert worked_in_folders("```bash\ncd zero123\npip install -r requirements.txt\n```\n", paths) == ()  # runs nothing
+    assert worked_in_folders("```bash\npython zero123/gradio_new.py\n```\n", paths) == ()  # no cd
+
+
 @pytest.mark.parametrize("root", ["src", "core"])
 def test_a_source_root_the_host_puts_on_sys_path_is_the_projects_own(tmp_path, root):
     # the same layout without a manifest or environment file of its own: the project's own source folder

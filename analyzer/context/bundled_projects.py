@@ -65,14 +65,19 @@ class _Facts(Protocol):
 
 
 def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modules: Iterable[str] = (),
-                       others: Iterable[str] = (), documented: Iterable[str] = ()) -> dict[str, str]:
+                       others: Iterable[str] = (), documented: Iterable[str] = (),
+                       worked_in: Iterable[str] = ()) -> dict[str, str]:
     """path → why, for the scripts (a `__main__` guard, top-level work, a shell launcher or installer) of a bundled
     project's folder that nothing outside it launches, no console entry names and the root README does not run
     (`documented`). `others`: more paths to judge, files without facts (the copy's README.md, its environment files):
-    the upstream project's documentation and environment, never the host's, unless the host launches them by name."""
+    the upstream project's documentation and environment, never the host's, unless the host launches them by name.
+    `worked_in`: the folders the root README's commands `cd` into (readme_runs.worked_in_folders), the project's own
+    however it is packaged (round 33 zero123: 3drec/ puts the zero123/ the README works in on sys.path)."""
     facts = list(facts)
     on_path = sys_path_copies(facts)
-    folders = bundled_project_folders(facts, packages) | set(on_path)
+    worked_in = tuple(worked_in)
+    folders = {folder for folder in bundled_project_folders(facts, packages) | set(on_path)
+               if not any(own == folder or own.startswith(folder + "/") for own in worked_in)}
     if not folders:
         return {}
     outside = outside_launches(facts, folders)

@@ -35,6 +35,7 @@ class ProjectContext:
     # folders the installed project's packages sit in: src/ and what the build maps packages into (package-dir)
     source_roots: tuple[str, ...] = ("src",)
     readme_launches: tuple[str, ...] = ()  # files the root README's runner commands launch (readme_runs.launched_files)
+    readme_folders: tuple[str, ...] = ()  # folders its commands run in after a `cd` (readme_runs.worked_in_folders)
     readme_flags: tuple[str, ...] = ()  # `--flag` words the root README's runner commands pass (install_docs.launch_flags)
 
     def of(self, path: str) -> FileContext:

@@ -117,7 +117,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     # a bundled copy's README and environment files (bundled_projects.py): the upstream's, not the host's; no facts
     with_facts = {f.path for f in facts}
     loose = {f.path for f in findings if f.path not in with_facts}
-    bundled_loose = unlaunched_scripts(facts, packages, others=loose, documented=context.readme_launches) if loose else {}
+    bundled_loose = unlaunched_scripts(facts, packages, others=loose, documented=context.readme_launches,
+                                       worked_in=context.readme_folders) if loose else {}
     if bundled_loose:
         guarded = dict(guarded) | {path: ("optional", why) for path, why in bundled_loose.items() if path in loose}
         # its README and other documents are the upstream's documentation: role docs, never counted
@@ -711,7 +712,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     # the scripts of another project's recipe bundled inside a package, which nothing of the host launches
     # (bundled_projects.py): optional, and so is what only they import
     for path, why in unlaunched_scripts(facts, package_folders(facts, context.source_roots) if packages is None
-                                        else packages, console_modules, documented=context.readme_launches).items():
+                                        else packages, console_modules, documented=context.readme_launches,
+                                        worked_in=context.readme_folders).items():
         if path not in result:
             result[path] = ("optional", why)
             unrun.add(path)  # what only they import is no entry's either

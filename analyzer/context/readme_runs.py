@@ -104,6 +104,29 @@ def usage_order(readme: str, paths: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def worked_in_folders(readme: str, paths: list[str]) -> tuple[str, ...]:
+    """The tree's folders the README's runner commands run in after its `cd` lines (`cd zero123` then `python
+    gradio_new.py`, as the tree's zero123/): where the project's user works, so never a bundled copy's folder
+    (bundled_projects.unlaunched_scripts). A `cd repo` into the clone is a prefix the tree's paths lack."""
+    folders = {str(parent) for path in paths for parent in posixpath_parents(path)}
+    found: list[str] = []
+    for _line, folder, words in launch_folders(readme, COMMAND_FENCES):
+        if not folder or launched_target(words) is None:
+            continue
+        parts = folder.split("/")
+        tail = next((candidate for start in range(len(parts))
+                     if (candidate := posixpath.normpath("/".join(parts[start:]))) in folders), None)
+        if tail is not None:
+            found.append(tail)
+    return tuple(dict.fromkeys(found))
+
+
+def posixpath_parents(path: str) -> list[str]:
+    """The folders holding a tree path, nearest first, the root ("") left out: a/b/c.py -> a/b, a."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:end]) for end in range(len(parts), 0, -1)]
+
+
 def _in_folder(script: str, folder: str, existing: set[str]) -> str:
     """The tree's file a script word names, run in `folder` (the README's `cd` before it): as written from the root
     where the tree has it there (`cd repo` into a clone named like a package folder of the tree), else below the

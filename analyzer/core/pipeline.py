@@ -34,7 +34,7 @@ from ascend_feasibility.analyzer.context.project_scope import (
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.readme_alternatives import readme_alternative_configs
-from ascend_feasibility.analyzer.context.readme_runs import launched_files, readme_run_examples
+from ascend_feasibility.analyzer.context.readme_runs import launched_files, readme_run_examples, worked_in_folders
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -156,6 +156,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                                     other_backend_images(found.files), config.source_roots)
     context.readme_flags = install_docs.launch_flags(config.readme) if config.readme else ()
     context.readme_launches = launched_files(config.readme, [f.path for f in found.files]) if config.readme else ()
+    context.readme_folders = worked_in_folders(config.readme, [f.path for f in found.files]) if config.readme else ()
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
     choice, nested = None, []

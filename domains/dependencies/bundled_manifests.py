@@ -25,5 +25,6 @@ def bundled_manifests(run: ProjectRun, paths: Iterable[str], installs: frozenset
     if not paths or not run.modules:
         return frozenset()
     packages = package_folders(run.modules, run.context.source_roots)
-    copies = unlaunched_scripts(run.modules, packages, others=paths, documented=run.context.readme_launches)
+    copies = unlaunched_scripts(run.modules, packages, others=paths, documented=run.context.readme_launches,
+                                worked_in=run.context.readme_folders)
     return frozenset(path for path in copies if path in paths)

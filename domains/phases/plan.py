@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts, unrun_package_scripts
 from ascend_feasibility.analyzer.context.project_scope import config_file, parse_site, setting_files
-from ascend_feasibility.analyzer.context.readme_runs import launched_files
+from ascend_feasibility.analyzer.context.readme_runs import launched_files, worked_in_folders
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.context.unloaded import configs_naming, import_names, package_folders, registry_applications
 from ascend_feasibility.analyzer.core.models import (
@@ -89,7 +89,9 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         return role
 
     documented = launched_files(config.readme, [f.path for f in facts]) if config.readme else ()
-    assignment = assign_phases(facts, config.phases, config.console_modules, role_of, documented, config.distribution)
+    worked_in = worked_in_folders(config.readme, [f.path for f in facts]) if config.readme else ()
+    assignment = assign_phases(facts, config.phases, config.console_modules, role_of, documented, config.distribution,
+                               worked_in)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
     shared: dict[tuple[str, ...], list[str]] = {}  # one list per distinct phase set, not one per finding
     for finding in findings:
@@ -156,9 +158,10 @@ class PhaseAssignment:
 
 def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
                   role_of: Callable[[str], str] = lambda path: "product", documented: Iterable[str] = (),
-                  distribution: str = "") -> PhaseAssignment:
+                  distribution: str = "", worked_in: Iterable[str] = ()) -> PhaseAssignment:
     """`documented`: the files the root README's runner commands launch (readme_runs.launched_files); `distribution`:
-    the name the project publishes (pyproject's [project] name)."""
+    the name the project publishes (pyproject's [project] name); `worked_in`: the folders its commands `cd` into
+    (readme_runs.worked_in_folders)."""
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module, by_folder = _modules_by_name(python)
     resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
@@ -174,7 +177,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them, or a copy the
     # host puts on sys.path (which needs no launcher of its own)
     packages = package_folders(facts)
-    bundled = unlaunched_scripts(facts, packages, console_modules, documented=documented)
+    bundled = unlaunched_scripts(facts, packages, console_modules, documented=documented, worked_in=worked_in)
     # a copied model package's own scripts, where the host uses the package as a library (bundled_projects.py)
     bundled |= unrun_package_scripts(facts, packages, console_modules, documented, distribution)
     bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
