@@ -92,14 +92,14 @@ def _port_one(tmp_path: Path, name: str, source: str, **options):
 
 
 def uses(source: str) -> dict[str, str]:
-    """`uses.py`: a comment naming the module-level functions and classes of a Python source, as the rest of a
-    project would (call them, import them)."""
+    """`uses.py`: a tuple of strings naming the module-level functions and classes of a Python source, as the rest of
+    a project would (call them, import them; a comment is prose, no use: domains/phases/prose.py)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
     names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    return {"uses.py": "# " + " ".join(names) + "\n"} if names else {}
+    return {"uses.py": f"NAMED = {tuple(names)!r}\n"} if names else {}
 
 
 def test_torch_cuda_calls_go_through_the_device_module(tmp_path):
@@ -431,7 +431,7 @@ def test_verify_script_compiles_but_never_imports_a_script_that_runs_at_import(t
     root = _project(tmp_path, {
         "train.py": "import torch\nopen('RAN', 'w').write('x')\ntorch.cuda.synchronize()\n",
         "lib.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n",
-        "uses.py": "# sync\n",  # the rest of the project names it (a function nothing names is unreached)
+        "uses.py": "NAMED = ('sync',)\n",  # the rest of the project names it (nothing naming it: unreached)
     })
     assert main(["port", str(root), "--apply"]) == 0
     done = subprocess.run([sys.executable, str(root / "verify_npu.py"), "--skip-probes", "--skip-tests", "--allow-cpu"], cwd=root,

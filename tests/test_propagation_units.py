@@ -99,6 +99,7 @@ class Facts:
     inner_named: list = field(default_factory=list)
     reexports: list = field(default_factory=list)
     extension_users: list = field(default_factory=list)
+    overwritten_arguments: list = field(default_factory=list)
     imported_users: list = field(default_factory=list)
     method_users: list = field(default_factory=list)
     class_shapes: list = field(default_factory=list)

@@ -139,6 +139,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     demos = {path: ranges[0][2] for path, ranges in self_tests.items()}
     uncalled = uncalled_script_functions(facts, context, distribution, packages)  # a script's functions nothing calls
     silent = uncalled_methods(facts, context, packages, distribution)  # private methods nothing names
+    # extension loaders called only in comments: that reason before "named nowhere", which the comment no longer
+    # counts against since comments are prose (domains/phases/prose.py)
+    unhooked = unhooked_loaders(facts)
+    for path, ranges in unhooked_ranges(unhooked).items():
+        uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos, set(uncalled),
                                              set(silent)).items():
         uninstalled.setdefault(path, []).extend(ranges)
@@ -147,14 +152,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     # a vendored copy's functions and classes nothing the host reaches names (copy_reach.py)
     for path, ranges in unreached_copy_definitions(facts, context).items():
         uninstalled.setdefault(path, []).extend(ranges)
-    unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
     for path, ranges in uncalled_ranges(uncalled).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in dict_built_ranges(facts, context).items():  # classes built by name from a shipped dict
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in method_ranges(silent).items():
-        uninstalled.setdefault(path, []).extend(ranges)
-    for path, ranges in unhooked_ranges(unhooked).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in rejected_arms(facts, context).items():  # a value the option's choices reject: never taken
         uninstalled.setdefault(path, []).extend(ranges)
