@@ -313,7 +313,11 @@ class ModuleFacts(Protocol):
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes
     cudnn_ops: bool  # names an operator cuDNN runs (a convolution, an RNN, a CTC loss) or a hub model
-    selects_device: bool  # its code names a device (analyzer/context/host_exports.py)
+    selects_device: bool | None  # its code names a device (analyzer/context/host_exports.py); None: not read yet
+
+    def device_choice(self) -> bool:
+        """selects_device, read from the file's bytes at project time where the scan left it open."""
+        ...
 
     def class_uses(self) -> tuple[list[tuple[str, str, list[str]]], list[str]]:
         """(method_users, base_only), read from the file's bytes at project time where `uses_later`."""

@@ -119,7 +119,10 @@ def dead_arms(root: Node, prefixes: frozenset[str], suffixes: frozenset[str]) ->
     name:`), and the body of `if not name:`. (arm, why) in source order; an arm inside a dead one is left out."""
     conditions = parsing.captures(_TESTED, root).get("condition", [])
     tested = [(c, found) for c in conditions if (found := tested_name(c)) is not None]
-    if not tested:
+    # function_names walks the whole unit: only where a tested name may be one (an imported helper-shaped name, or a
+    # name the unit defines with `def`), which few files have
+    data = root.text or b""
+    if not any(_helper_shaped(name, prefixes, suffixes) or b"def " + name.encode() in data for _, (name, _) in tested):
         return []
     names = function_names(root, prefixes, suffixes)
     statements = {}

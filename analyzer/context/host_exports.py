@@ -142,8 +142,8 @@ def host_exports(findings: list[Finding], facts: list[ModuleFacts]) -> list[Find
     asked = {f.path for f in findings if f.rule in RULES and f.severity != "info" and not f.suppressed}
     if not asked:
         return findings
-    selecting = {f.path for f in facts if f.selects_device}
-    by_path = {f.path for f in facts}
+    by_facts = {f.path: f for f in facts}
+    by_path = set(by_facts)
     edges = import_edges(facts)
     reverse: dict[str, set[str]] = defaultdict(set)
     for source, targets in edges.items():
@@ -154,7 +154,7 @@ def host_exports(findings: list[Finding], facts: list[ModuleFacts]) -> list[Find
         if path not in by_path:
             continue
         scope = reached(reached({path}, reverse), edges)
-        if not scope & selecting:
+        if not any(by_facts[p].device_choice() for p in sorted(scope) if p in by_facts):  # stops at the first
             host[path] = len(scope)
     if not host:
         return findings

@@ -40,49 +40,51 @@ def overwritten_arguments(module: ModuleStatements, data: bytes) -> list[tuple[i
     a function or class of the module, overwrites before reading."""
     if any(word in data for word in OPAQUE_WORDS):
         return []
-    callees = _callees(module)
+    defined = {parsing.text(d.child_by_field_name("name")) for _, d in module.classes + module.functions}
+    if not defined:
+        return []
+    try:  # the calls of the module's own definitions first: only their callees are read (most files have none)
+        calls = [(node, parsing.text(function)) for node in parsing.walk(module.root, limit=MAX_NODES, strict=True)
+                 if node.type == "call" and (function := node.child_by_field_name("function")) is not None
+                 and function.type == "identifier" and parsing.text(function) in defined]
+    except parsing.WalkLimit:
+        return []
+    callees = _callees(module, {name for _, name in calls}) if calls else {}
     if not callees:
         return []
     found = []
-    try:
-        for node in parsing.walk(module.root, limit=MAX_NODES, strict=True):
-            if node.type != "call":
-                continue
-            function = node.child_by_field_name("function")
-            callee = callees.get(parsing.text(function)) if function is not None and function.type == "identifier" \
-                else None
-            if callee is None or not _whole_statement(node):
-                continue
-            arguments = node.child_by_field_name("arguments")
-            if arguments is None or arguments.type != "argument_list" or not all(
-                    _simple(a.child_by_field_name("value") if a.type == "keyword_argument" else a)
-                    for a in arguments.named_children):
-                continue
-            positional, keywords, dead = callee
-            index = 0
-            for argument in arguments.named_children:
-                if argument.type == "keyword_argument":
-                    name = argument.child_by_field_name("name")
-                    value = argument.child_by_field_name("value")
-                    parameter = parsing.text(name) if name is not None else None
-                    if parameter not in keywords:
-                        parameter = None
-                else:
-                    value = argument
-                    parameter = positional[index] if index < len(positional) else None
-                    index += 1
-                why = dead.get(parameter) if parameter is not None else None
-                if why is not None and value is not None and value.type in ("string", "concatenated_string"):
-                    line = value.start_point.row + 1
-                    found.append((line, value.end_point.row + 1, f"line {line}: {why}"))
-    except parsing.WalkLimit:
-        return []
+    for node, callee_name in calls:
+        callee = callees.get(callee_name)
+        if callee is None or not _whole_statement(node):
+            continue
+        arguments = node.child_by_field_name("arguments")
+        if arguments is None or arguments.type != "argument_list" or not all(
+                _simple(a.child_by_field_name("value") if a.type == "keyword_argument" else a)
+                for a in arguments.named_children):
+            continue
+        positional, keywords, dead = callee
+        index = 0
+        for argument in arguments.named_children:
+            if argument.type == "keyword_argument":
+                name = argument.child_by_field_name("name")
+                value = argument.child_by_field_name("value")
+                parameter = parsing.text(name) if name is not None else None
+                if parameter not in keywords:
+                    parameter = None
+            else:
+                value = argument
+                parameter = positional[index] if index < len(positional) else None
+                index += 1
+            why = dead.get(parameter) if parameter is not None else None
+            if why is not None and value is not None and value.type in ("string", "concatenated_string"):
+                line = value.start_point.row + 1
+                found.append((line, value.end_point.row + 1, f"line {line}: {why}"))
     return found
 
 
-def _callees(module: ModuleStatements) -> dict[str, tuple[list[str], set[str], dict[str, str]]]:
+def _callees(module: ModuleStatements, called: set[str]) -> dict[str, tuple[list[str], set[str], dict[str, str]]]:
     """name → (positional parameters, keyword-passable parameters, overwritten parameter → why) of the module's
-    functions and classes with an overwritten parameter, bound once at the module's top level."""
+    functions and classes with an overwritten parameter, bound once at the module's top level, among `called`."""
     counts: dict[str, int] = {}
     for _, definition in module.classes + module.functions:
         name = parsing.text(definition.child_by_field_name("name"))
@@ -94,7 +96,7 @@ def _callees(module: ModuleStatements) -> dict[str, tuple[list[str], set[str], d
     result = {}
     for _, definition in module.classes:
         name = parsing.text(definition.child_by_field_name("name"))
-        init = _method(definition, "__init__")
+        init = _method(definition, "__init__") if name in called else None
         if counts.get(name) != 1 or init is None or not _plain_class(definition):
             continue
         positional, keywords = _parameters(init)
@@ -105,7 +107,7 @@ def _callees(module: ModuleStatements) -> dict[str, tuple[list[str], set[str], d
             result[name] = (positional[1:], keywords - {positional[0]}, dead)
     for _, definition in module.functions:
         name = parsing.text(definition.child_by_field_name("name"))
-        if counts.get(name) != 1:
+        if counts.get(name) != 1 or name not in called:
             continue
         positional, keywords = _parameters(definition)
         dead = _overwritten(definition, None, name, lambda a: False)

@@ -44,7 +44,7 @@ class PhasesDomain(Domain):
 
     def read_later(self, facts: list[PhaseFacts], source: Callable[[str], bytes | None]) -> None:
         for f in facts:
-            if f.uses_later:  # its classes' uses, read when overridden_methods asks (PhaseFacts.class_uses)
+            if f.uses_later or f.selects_device is None:  # read when asked (PhaseFacts.class_uses, device_choice)
                 f.source = source
 
     def keep(self, facts: PhaseFacts) -> PhaseFacts:

@@ -201,8 +201,8 @@ class PhaseFacts:
     # bytes name one (analyzer/context/cudnn_ops.py)
     cudnn_ops: bool = False
     # its code names a device (a cuda/npu/device word in a name or string, a `.to(...)` or `.cuda()` call):
-    # analyzer/context/host_exports.py
-    selects_device: bool = False
+    # analyzer/context/host_exports.py; None: its bytes may, read at project time only if a DEV503 asks (device_choice)
+    selects_device: bool | None = False
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # those of them every string naming which sits in an arm an unset environment variable leaves off → why
@@ -378,6 +378,14 @@ class PhaseFacts:
     # the bytes the scan read, by path (Domain.read_later): set on the facts that hold back records (uses_later)
     source: ClassVar[Callable[[str], bytes | None] | None] = None
 
+    def device_choice(self) -> bool:
+        """selects_device, read from the file again, once, where the scan left it open (None). A file that cannot
+        be read as scanned counts as choosing a device: nothing is decided on it."""
+        if self.selects_device is None:
+            data = self.source(self.path) if self.source is not None else None
+            self.selects_device = True if data is None else host_exports.selects_device(parsing.parse("python", data), data)
+        return self.selects_device
+
     def class_uses(self) -> tuple[list[tuple[str, str, list[str]]], list[str]]:
         """(method_users, base_only), read from the file again, once, where the scan held them back."""
         if self.uses_later:
@@ -410,7 +418,8 @@ class PhaseFacts:
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
         self.cudnn_ops |= other.cudnn_ops
-        self.selects_device |= other.selects_device
+        self.selects_device = True if True in (self.selects_device, other.selects_device) else \
+            None if None in (self.selects_device, other.selects_device) else False
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
         self.choices += other.choices
@@ -1121,7 +1130,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     if ".register(" in unit.source.text:  # most files register nothing
         facts.registrations = _registrations(unit.source.text, _methods(unit), sites)
     facts.extension_loads = _extension_loads(unit)
-    facts.selects_device = host_exports.selects_device(unit.tree(), unit.source.data)
+    # the tree walk answers only a TorchScript export's question (host_exports), which few projects ask: a plain
+    # module whose bytes may name a device is read again at project time if asked; a notebook cell now
+    may = host_exports.may_select(unit.source.data)
+    lazy = unit.kind == "python" and unit.cell is None
+    facts.selects_device = (None if lazy else host_exports.selects_device(unit.tree(), unit.source.data)) if may else False
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
