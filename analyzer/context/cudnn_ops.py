@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
-from ascend_feasibility.analyzer.core.models import EffortHours, Finding, Text
+from ascend_feasibility.analyzer.core.findings import nothing_to_port
+from ascend_feasibility.analyzer.core.models import Finding, Text
 from ascend_feasibility.knowledge import load_context_conventions
 
 if TYPE_CHECKING:
@@ -84,12 +85,10 @@ def idle_switches(findings: list[Finding], facts: list[ModuleFacts]) -> list[Fin
     result = []
     for finding in findings:
         if finding.rule in rules and finding.path in idle and finding.severity != "info":
-            count = idle[finding.path]
-            message = Text(en=f"{finding.message.en} {NOTE.en.format(count=count)}",
-                           zh=f"{finding.message.zh}{NOTE.zh.format(count=count)}")
             # nothing to port and nothing to count (round 32 A1 row 34): no effort, and no rewrite kind
-            finding = finding.model_copy(update={"severity": "info", "message": message, "migration": "auto",
-                                                 "effort_hours": EffortHours(low=0.0, high=0.0), "replacement": NOTHING})
+            count = idle[finding.path]
+            finding = nothing_to_port(finding, Text(en=NOTE.en.format(count=count), zh=NOTE.zh.format(count=count)),
+                                      NOTHING)
         result.append(finding)
     return result
 

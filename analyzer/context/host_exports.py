@@ -20,7 +20,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.cudnn_ops import import_edges, reached
-from ascend_feasibility.analyzer.core.models import EffortHours, Finding, Text
+from ascend_feasibility.analyzer.core.findings import nothing_to_port
+from ascend_feasibility.analyzer.core.models import Finding, Text
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -161,9 +162,8 @@ def host_exports(findings: list[Finding], facts: list[ModuleFacts]) -> list[Find
     result = []
     for finding in findings:
         if finding.rule in RULES and finding.path in host and finding.severity != "info" and not finding.suppressed:
-            message = Text(en=f"{finding.message.en} {NOTE.en.format(count=host[finding.path])}",
-                           zh=f"{finding.message.zh}{NOTE.zh.format(count=host[finding.path])}")
-            finding = finding.model_copy(update={"severity": "info", "message": message, "migration": "auto",
-                                                 "effort_hours": EffortHours(low=0.0, high=0.0), "replacement": NOTHING})
+            count = host[finding.path]
+            finding = nothing_to_port(finding, Text(en=NOTE.en.format(count=count), zh=NOTE.zh.format(count=count)),
+                                      NOTHING)
         result.append(finding)
     return result

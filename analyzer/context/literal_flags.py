@@ -334,12 +334,7 @@ def names_only_in(root: Node, dead: list[tuple[Node, str, str]]) -> list[tuple[s
 def _dead_arms(statement: Node, constants: set[str],
                assignments: dict[tuple[int, str], Node | None]) -> list[tuple[Node, str, str]]:
     """The arms of `statement` a literal constant rules out, with the constant (if the `if` is in a function) and why."""
-    arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
-    for clause in statement.children:
-        if clause.type == "elif_clause":
-            arms.append((clause.child_by_field_name("condition"), clause.child_by_field_name("consequence")))
-        elif clause.type == "else_clause":
-            arms.append((None, clause.child_by_field_name("body")))
+    arms = parsing.if_arms(statement)
     found = []
     for index, (condition, body) in enumerate(arms):
         if condition is None or body is None or constants.isdisjoint(_words(condition)):

@@ -42,12 +42,7 @@ def version_edited_names(root: Node, conditions: list[Node], versions: VersionRe
 
 
 def _dead_arms(statement: Node, versions: VersionReader) -> list[tuple[Node, str, str]]:
-    arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
-    for clause in statement.children:
-        if clause.type == "elif_clause":
-            arms.append((clause.child_by_field_name("condition"), clause.child_by_field_name("consequence")))
-        elif clause.type == "else_clause":
-            arms.append((None, clause.child_by_field_name("body")))
+    arms = parsing.if_arms(statement)
     found: list[tuple[Node, str, str]] = []
     for index, (condition, body) in enumerate(arms):
         if condition is None:

@@ -37,6 +37,15 @@ PACKAGE_CALL = "package-call"  # the finding's replacement is the called package
 PACKAGE_CALLS = frozenset({PACKAGE_CALL, "package-cuda-only-call"})  # a compatible package's CUDA-only call (DEP031)
 
 
+def nothing_to_port(finding: Finding, note: Text, replacement: Text) -> Finding:
+    """The finding settled as listed, not counted: info, no effort, `auto`, its message followed by why (`note`) and
+    the advice to leave it (`replacement`)."""
+    message = Text(en=f"{finding.message.en} {note.en}", zh=f"{finding.message.zh}{note.zh}")
+    return finding.model_copy(update={"severity": "info", "message": message, "migration": "auto",
+                                      "effort_hours": EffortHours(low=0.0, high=0.0), "replacement": replacement})
+
+
+
 def _common_texts() -> dict:
     with (KNOWLEDGE_DIR / "common.toml").open("rb") as handle:
         return tomllib.load(handle)

@@ -131,6 +131,18 @@ def callee_name(call: Node) -> str | None:
     return text(function) if function.type == "identifier" else None
 
 
+def if_arms(statement: Node) -> list[tuple[Node | None, Node | None]]:
+    """(condition, body) of each arm of an `if` statement in order: the `if`, each `elif`, and the `else` (condition
+    None)."""
+    arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
+    for clause in statement.children:
+        if clause.type == "elif_clause":
+            arms.append((clause.child_by_field_name("condition"), clause.child_by_field_name("consequence")))
+        elif clause.type == "else_clause":
+            arms.append((None, clause.child_by_field_name("body")))
+    return arms
+
+
 def statement_assignment(statement: Node) -> Node | None:
     """The plain assignment (`x = ...`) a statement is, else None."""
     inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
