@@ -102,3 +102,17 @@ def test_a_class_named_by_a_registry_string_or_code_stays_reached(tmp_path):
                                   "SharpenModel().step()\n"})):
         root = tmp_path / str(i)
         assert _application(root, writer)[7] == "runs", writer
+
+
+def test_the_named_nowhere_reason_with_its_qualifiers_reads_in_chinese():
+    # "(only re-exported by ...)" and "(named only by tests: ...)" follow the reason unreferenced.py writes; each form
+    # has its own Chinese text (an unrecognised phrase would stay English in a zh report)
+    from ascend_feasibility.analyzer.reporting.localize import phrase
+    head = ("line 5: function foo is named nowhere else in the project (no call, reference, export or config entry)")
+    tail = ": nothing reaches it"
+    assert phrase("zh", head + " (only re-exported by pkg/__init__.py)" + tail) == (
+        "第 5 行：函数 foo 在项目其他任何地方都未被提及（无调用、引用、导出或配置条目；仅由 pkg/__init__.py 重新导出）：没有代码会执行到它")
+    assert phrase("zh", head + " (named only by tests: tests/test_a.py and 2 more)" + tail) == (
+        "第 5 行：函数 foo 在项目其他任何地方都未被提及（无调用、引用、导出或配置条目；仅被测试提及：tests/test_a.py 等 2 个）：没有代码会执行到它")
+    both = phrase("zh", head + " (only re-exported by pkg/__init__.py) (named only by tests: tests/t.py)" + tail)
+    assert both.endswith("仅由 pkg/__init__.py 重新导出；仅被测试提及：tests/t.py）：没有代码会执行到它")

@@ -80,6 +80,15 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      r"build: the call fails on every device$", "reason.unbuildable_extension_call"),
     (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
      r"reference, export or config entry\): nothing reaches it$", "reason.unnamed_symbol"),
+    (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
+     r"reference, export or config entry\) \(only re-exported by (?P<reexporter>\S+)\): nothing reaches it$",
+     "reason.unnamed_symbol_reexported"),
+    (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
+     r"reference, export or config entry\) \(named only by tests: (?P<test>\S+?)(?: and (?P<more>\d+) more)?\): nothing "
+     r"reaches it$", "reason.unnamed_symbol_tested"),
+    (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
+     r"reference, export or config entry\) \(only re-exported by (?P<reexporter>\S+)\) \(named only by tests: "
+     r"(?P<test>\S+?)(?: and (?P<more>\d+) more)?\): nothing reaches it$", "reason.unnamed_symbol_reexported_tested"),
     (r"^line (?P<line>\d+): (?P<owner>[^.\s]+)\.(?P<attribute>\S+) is stored and never read: no code of its module "
      r"reads it, and no file naming (?P<cls>\S+) or importing its module names (?P<name>\S+)$", "reason.unread_attribute"),
     (r"^line (?P<line>\d+): (?P<name>\S+) is bound to a value that nothing reads: its module names it nowhere else, "
