@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
@@ -607,34 +607,20 @@ class GuardReader:
         """A statement after `if not <another accelerator's probe>: return ...` (or raise) in the same block runs only
         on that accelerator (`if not LlamaCppBackend._torch_is_rocm(torch): return arch_by_id` before reading the
         gfx arch of each device): on Ascend the block is left there first."""
-        sibling, seen = child.prev_named_sibling, 0
-        while sibling is not None and seen < 50:
-            seen += 1
-            if sibling.type == "if_statement" and not sibling.children_by_field_name("alternative"):
-                condition_node = sibling.child_by_field_name("condition")
-                body = sibling.child_by_field_name("consequence")
-                if (condition_node is not None and body is not None and _leaves_block(body)
-                        and any(token in parsing.text(condition_node).lower() for token in self.other_tokens)):
-                    condition = self.condition(condition_node)
-                    if condition.negated and condition.other and not condition.cuda and not condition.npu:
-                        return Guard("other-backend", sibling, "the block is left here unless it runs on that accelerator")
-            sibling = sibling.prev_named_sibling
+        for sibling, condition_node, body in _prior_ifs(child):
+            if _leaves_block(body) and any(token in parsing.text(condition_node).lower() for token in self.other_tokens):
+                condition = self.condition(condition_node)
+                if condition.negated and condition.other and not condition.cuda and not condition.npu:
+                    return Guard("other-backend", sibling, "the block is left here unless it runs on that accelerator")
         return None
 
     def _left_at_target(self, child: Node, block: Node) -> Guard | None:
         """A statement after `if <true at the target torch>: return ...` (or raise, continue, break) in the same block
         never runs there: `if _use_pytorch_1_11_api: return False` before `if input.device.type != 'cuda':`."""
-        sibling, seen = child.prev_named_sibling, 0
-        while sibling is not None and seen < 50:
-            seen += 1
-            if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
-                condition_node = sibling.child_by_field_name("condition")
-                body = sibling.child_by_field_name("consequence")
-                if (condition_node is not None and body is not None and _leaves_block(body)
-                        and self.versions.evaluate(condition_node) is True):
-                    return Guard("dead-at-target", sibling,
-                                 self.versions.note(condition_node, True) + ", and the block is left there first")
-            sibling = sibling.prev_named_sibling
+        for sibling, condition_node, body in _prior_ifs(child):
+            if _leaves_block(body) and self.versions.evaluate(condition_node) is True:
+                return Guard("dead-at-target", sibling,
+                             self.versions.note(condition_node, True) + ", and the block is left there first")
         return None
 
     def _import_fallback_return(self, child: Node) -> Guard | None:
@@ -642,38 +628,24 @@ class GuardReader:
         `try: from xformers.ops import ...` sets False in its ImportError handler (round 33 B2 class 1): where the
         import is missing, as on Ascend, the function returns through the project's own fallback first, so what
         follows runs only where the library is installed (`optional`). An arm that only raises is no fallback."""
-        sibling, seen = child.prev_named_sibling, 0
-        while sibling is not None and seen < 50:
-            seen += 1
-            if sibling.type == "if_statement" and not sibling.children_by_field_name("alternative"):
-                condition = sibling.child_by_field_name("condition")
-                body = sibling.child_by_field_name("consequence")
-                while condition is not None and condition.type == "parenthesized_expression" and condition.named_children:
-                    condition = condition.named_children[0]
-                if (condition is not None and condition.type == "not_operator" and body is not None
-                        and _ends_in(body, "return_statement") and not only_raises(body)):
-                    tested = condition.child_by_field_name("argument")
-                    if tested is not None and tested.type == "identifier" and self.availability_flag(tested):
-                        return Guard("optional", sibling, _fallback_note(body, "if"))
-            sibling = sibling.prev_named_sibling
+        for sibling, condition, body in _prior_ifs(child):
+            while condition.type == "parenthesized_expression" and condition.named_children:
+                condition = condition.named_children[0]
+            if condition.type == "not_operator" and _ends_in(body, "return_statement") and not only_raises(body):
+                tested = condition.child_by_field_name("argument")
+                if tested is not None and tested.type == "identifier" and self.availability_flag(tested):
+                    return Guard("optional", sibling, _fallback_note(body, "if"))
         return None
 
     def _early_exit(self, child: Node, block: Node) -> Guard | None:
         """`if not x.is_cuda: return fallback(x)` before a kernel guards what follows it."""
-        sibling = child.prev_named_sibling
-        seen = 0
-        while sibling is not None and seen < 50:
-            seen += 1
-            if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
-                condition_node = sibling.child_by_field_name("condition")
-                body = sibling.child_by_field_name("consequence")
-                if condition_node is not None and body is not None and _ends_in(body, "return_statement"):
-                    condition = self.condition(condition_node)
-                    if condition.npu:
-                        return Guard("npu-path", sibling)
-                    if condition.negated and condition.cuda:
-                        return Guard("cuda-only-guarded", sibling)
-            sibling = sibling.prev_named_sibling
+        for sibling, condition_node, body in _prior_ifs(child):
+            if _ends_in(body, "return_statement"):
+                condition = self.condition(condition_node)
+                if condition.npu:
+                    return Guard("npu-path", sibling)
+                if condition.negated and condition.cuda:
+                    return Guard("cuda-only-guarded", sibling)
         return None
 
     def _cuda_row(self, child: Node, pair: Node) -> Guard | None:
@@ -1738,6 +1710,19 @@ def _cuda_version_gate(module: Node, cuda_build: tuple[str, ...]) -> Guard | Non
             return Guard("other-backend", statement, f"a CUDA-wheel installer script: it raises unless torch is a CUDA "
                                                      f"build of {versions}; on Ascend torch.version.cuda is None")
     return None
+
+
+def _prior_ifs(child: Node) -> Iterator[tuple[Node, Node, Node]]:
+    """(statement, condition, body) of each `if` with no elif or else arm among the 50 statements before `child` in
+    its block, nearest first: the early exits the guards read (`if not x.is_cuda: return ...`)."""
+    sibling, seen = child.prev_named_sibling, 0
+    while sibling is not None and seen < 50:
+        seen += 1
+        if sibling.type == "if_statement" and not sibling.children_by_field_name("alternative"):
+            condition, body = sibling.child_by_field_name("condition"), sibling.child_by_field_name("consequence")
+            if condition is not None and body is not None:
+                yield sibling, condition, body
+        sibling = sibling.prev_named_sibling
 
 
 def _leaves_block(block: Node) -> bool:
