@@ -389,6 +389,10 @@ def switched_options(facts, context: ProjectContext,
             passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
     configs = [f.words for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f.words]
     carried = carried_options(facts)
+    bound: dict[str, set[str]] = defaultdict(set)  # dest → literals a local holding it is also bound to
+    for f in facts:
+        for dest, literal in f.option_literals:
+            bound[dest].add(literal.lower())
     option_choices = _declared_choices(facts)
     by_parameter = _parameter_option_arms(facts, context, option_choices)
     chosen: set[tuple[str, int, int]] = set()  # arms needing a declared choice: (path, first, last)
@@ -420,7 +424,7 @@ def switched_options(facts, context: ProjectContext,
                     continue
                 dest, literals, carrier = found
             else:
-                literals = set()
+                literals = bound.get(dest, set())
             default = defaults.get(dest)
             needed = {_value(v) for v in values}
             if default is None or not needed or _holds(needed, default[0] | literals) or declared.get(dest, (False,))[0]:
