@@ -106,3 +106,64 @@ def test_a_default_the_split_part_takes_keeps_the_arm(tmp_path):
     write_tree(tmp_path, {"requirements.txt": "torch\napex\n", "optim_factory.py": FACTORY,
                           "main.py": MAIN.replace("default='adamw'", "default='lookahead_fusedlamb'")})
     assert _reach(tmp_path)[0] == "runs"
+
+
+CONFIG = '''from yacs.config import CfgNode as CN
+
+_C = CN()
+_C.TRAIN = CN()
+_C.TRAIN.OPTIMIZER = CN()
+_C.TRAIN.OPTIMIZER.NAME = 'adamw'
+
+
+def update_config(config, args):
+    if args.optim:
+        config.TRAIN.OPTIMIZER.NAME = args.optim
+'''
+OPTIMIZER = '''import torch
+from apex.optimizers import FusedAdam
+
+
+def build_optimizer(config, parameters):
+    opt_lower = config.TRAIN.OPTIMIZER.NAME.lower()
+    if opt_lower == 'adamw':
+        return torch.optim.AdamW(parameters)
+    elif opt_lower == 'fused_adam':
+        return FusedAdam(parameters)
+'''
+SWIN_MAIN = '''import argparse
+
+from config import _C, update_config
+from optim_factory import build_optimizer
+
+parser = argparse.ArgumentParser()
+parser.add_argument('--optim', type=str)
+args = parser.parse_args()
+config = _C.clone()
+update_config(config, args)
+build_optimizer(config, [])
+'''
+
+
+def _swin(tmp_path, **more):
+    write_tree(tmp_path, {"requirements.txt": "torch\napex\nyacs\n", "config.py": CONFIG, "optim_factory.py": OPTIMIZER,
+                          "main.py": SWIN_MAIN, **more})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    return next((f.reach, f.reach_reason) for f in report.findings if f.path == "optim_factory.py" and f.line == 10)
+
+
+def test_an_arm_of_a_config_path_whose_default_is_another_value_is_optional(tmp_path):
+    assert _swin(tmp_path) == ("optional", 'config `TRAIN.OPTIMIZER.NAME` is "adamw" unless a config file or '
+                                           '`--optim` sets it (config.py:6), and no launch script or config file '
+                                           'passes "fused_adam"; line 9: elif opt_lower == \'fused_adam\':')
+
+
+def test_a_config_file_or_launch_command_giving_the_value_keeps_the_arm(tmp_path):
+    assert _swin(tmp_path, **{"configs/fused.yaml": "TRAIN:\n  OPTIMIZER:\n    NAME: fused_adam\n"})[0] == "runs"
+    assert _swin(tmp_path / "b", **{"run.sh": "python main.py --optim fused_adam\n"})[0] == "runs"
+
+
+def test_a_config_path_written_with_anything_but_a_literal_or_an_option_keeps_the_arm(tmp_path):
+    computed = CONFIG + "\n\ndef pick(config, name):\n    config.TRAIN.OPTIMIZER.NAME = name\n"
+    assert _swin(tmp_path, **{"config.py": computed})[0] == "runs"
+    assert _swin(tmp_path / "b", **{"config.py": CONFIG.replace("_C.TRAIN.OPTIMIZER.NAME = 'adamw'\n", "")})[0] == "runs"

@@ -7,6 +7,7 @@ Every binding of the local in its function that can reach the test must be one o
 optionally normalised by .lower()/.upper()/.strip()/.casefold()), the local normalised (`x = x.lower()`), a string
 literal (a value the local may hold besides the option's: kohya's `optimizer_type = "AdamW8bit"` under
 `--use_8bit_adam`), or one part of the local split (`x = x.split("_")[-1]`, or through a local holding the split).
+A config's value read by an attribute path (`opt_lower = config.TRAIN.OPTIMIZER.NAME.lower()`) is an option too.
 A split part is tested as a substring of the option's value: an option holding the part holds it as a substring, so
 the arm is taken for at least the values an exact reading would take. Anything else, and the local is no option."""
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ascend_feasibility.analyzer.context.config_paths import config_path
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -78,13 +80,19 @@ def _normalised(node: Node | None) -> Node | None:
 
 
 def _option_read(node: Node, objects: frozenset[str]) -> str | None:
-    """`args.opt` (an object the conventions name as parsed arguments): "opt"."""
+    """`args.opt` (an object the conventions name as parsed arguments): "opt"; `config.TRAIN.OPTIMIZER.NAME`, a
+    config's value (config_paths): CONFIG_PREFIX + "TRAIN.OPTIMIZER.NAME"."""
+    from ascend_feasibility.analyzer.context.switches import CONFIG_PREFIX
+
     if node.type != "attribute":
         return None
     holder, attribute = node.child_by_field_name("object"), node.child_by_field_name("attribute")
-    if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+    if holder is None or attribute is None:
         return None
-    return parsing.text(attribute)
+    if parsing.text(holder).rsplit(".", 1)[-1] in objects:
+        return parsing.text(attribute)
+    path = config_path(node)
+    return CONFIG_PREFIX + path if path is not None else None
 
 
 def _split_of(node: Node, targets: list[Node]) -> Node | None:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.argv_switches import argv_flag_off, argv_reason, builds
+from ascend_feasibility.analyzer.context.config_paths import config_path
 from ascend_feasibility.analyzer.context.constexpr_flags import is_constexpr_parameter, off_flag, read_sites
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
 from ascend_feasibility.analyzer.context.option_locals import literal_text, option_local
@@ -717,9 +718,14 @@ def option_value_test(condition: Node, objects: frozenset[str],
         if subject is None or subject.type != "attribute":
             return None
         holder, attribute = subject.child_by_field_name("object"), subject.child_by_field_name("attribute")
-        if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+        path = config_path(subject) if holder is not None and parsing.text(holder).rsplit(".", 1)[-1] not in objects \
+            else None
+        if path is not None:  # `config.TRAIN.OPTIMIZER.NAME`: a config's value (config_paths)
+            name = CONFIG_PREFIX + path
+        elif holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
             return None
-        name = parsing.text(attribute)
+        else:
+            name = parsing.text(attribute)
     if contains:
         text = _string_value(values) if not any(c.type == "interpolation" for c in values.named_children) else ""
         return (name, (CONTAINS + text,)) if text else None

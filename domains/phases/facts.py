@@ -277,6 +277,9 @@ class PhaseFacts:
     # (dest, literal): a local an option arm tests is also bound to the literal (`optimizer_type = "AdamW8bit"`;
     # switches.option_value_test via option_locals)
     option_literals: list[tuple[str, str]] = field(default_factory=list)
+    # assignments to a config's attribute path (`_C.TRAIN.OPTIMIZER.NAME = 'adamw'`): (path, what it is set to, line)
+    # (analyzer/context/config_paths.py)
+    path_writes: list[tuple[str, str, int]] = field(default_factory=list)
     # arms decided by a value only option arms set (`elif self.use_apex:`): (first, last, the lines setting it,
     # condition); read only in a file with option arms (analyzer/context/option_markers.py)
     marker_arms: list[tuple[int, int, tuple[int, ...], str]] = field(default_factory=list)
@@ -445,6 +448,7 @@ class PhaseFacts:
         self.parameter_arms += other.parameter_arms
         self.option_else_arms += other.option_else_arms
         self.option_literals += other.option_literals
+        self.path_writes += other.path_writes
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
@@ -1087,6 +1091,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     facts.option_value_arms, facts.option_else_arms, facts.option_literals = _option_value_arms(found.get("condition", [])
                                                                          + found.get("keyword_test", []))
     facts.parameter_arms = _parameter_arms(found.get("condition", []))
+    if found.get("attribute_store"):
+        from ascend_feasibility.analyzer.context.config_paths import path_writes
+        from ascend_feasibility.knowledge import load_context_conventions
+        facts.path_writes = path_writes(found["attribute_store"],
+                                        frozenset(load_context_conventions().opt_in.argument_objects))
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
         if versions is not None:  # names written only in arms a version test rules out at the target
