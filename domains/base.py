@@ -257,6 +257,8 @@ class ModuleFacts(Protocol):
     # the else of a chain every arm of which tests one option: (first, last, dest, the strings the arms before take,
     # condition)
     option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]]
+    option_literals: list[tuple[str, str]]  # (dest, a literal a local holding the option is also bound to)
+    path_writes: list[tuple[str, str, int]]  # (config path, what it is set to, line): config_paths.path_writes
     marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes

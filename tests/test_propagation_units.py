@@ -61,6 +61,8 @@ class Facts:
     kept_instances: list = field(default_factory=list)
     option_value_arms: list = field(default_factory=list)
     option_else_arms: list = field(default_factory=list)
+    option_literals: list = field(default_factory=list)
+    path_writes: list = field(default_factory=list)
     marker_arms: list = field(default_factory=list)
     launch_values: list = field(default_factory=list)
     launch_commands: list = field(default_factory=list)

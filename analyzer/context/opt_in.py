@@ -32,6 +32,7 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.child_processes import ChildProcessReader
+from ascend_feasibility.analyzer.context.config_paths import path_values
 from ascend_feasibility.analyzer.context.fallback_tables import fallback_table
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
@@ -389,6 +390,10 @@ def switched_options(facts, context: ProjectContext,
             passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
     configs = [f.words for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f.words]
     carried = carried_options(facts)
+    bound: dict[str, set[str]] = defaultdict(set)  # dest → literals a local holding it is also bound to
+    for f in facts:
+        for dest, literal in f.option_literals:
+            bound[dest].add(literal.lower())
     option_choices = _declared_choices(facts)
     by_parameter = _parameter_option_arms(facts, context, option_choices)
     chosen: set[tuple[str, int, int]] = set()  # arms needing a declared choice: (path, first, last)
@@ -406,6 +411,13 @@ def switched_options(facts, context: ProjectContext,
                  for first, last, dest, taken, condition in f.option_else_arms if dest in choices]
         arms += by_parameter.get(f.path, [])
         for first, last, dest, values, condition, otherwise in arms:
+            if dest.startswith(CONFIG_PREFIX) and "." in dest:  # `config.TRAIN.OPTIMIZER.NAME`: config_paths
+                why = _unset_path_value(dest[len(CONFIG_PREFIX):], values, facts, defaults, passed, configs)
+                if why is not None:
+                    named = [dest[len(CONFIG_PREFIX):].rsplit(".", 1)[-1].lower(), *(_value(v).removeprefix(CONTAINS)
+                                                                                     for v in values)]
+                    result[f.path].append((first, last, "_".join(named), f"{why}; {condition}"))
+                continue
             if dest.startswith(CONFIG_PREFIX):
                 why = _unset_config_value(dest[len(CONFIG_PREFIX):], values, f.path, facts, passed)
                 if why is not None:
@@ -420,7 +432,7 @@ def switched_options(facts, context: ProjectContext,
                     continue
                 dest, literals, carrier = found
             else:
-                literals = set()
+                literals = bound.get(dest, set())
             default = defaults.get(dest)
             needed = {_value(v) for v in values}
             if default is None or not needed or _holds(needed, default[0] | literals) or declared.get(dest, (False,))[0]:
@@ -499,6 +511,26 @@ def _unset_config_value(key: str, values: tuple[str, ...], path: str, facts, pas
     where = naming[0] + (f" and {len(naming) - 1} more" if len(naming) > 1 else "")
     return (f"config key `{key}` is {shown} in none of the project's config files that set it ({where}), and no other "
             "code of the project writes that value")
+
+
+def _unset_path_value(path: str, values: tuple[str, ...], facts, defaults: dict, passed: dict[str, set[str]],
+                      configs: list[str]) -> str | None:
+    """Why an arm testing a config's attribute path (`config.TRAIN.OPTIMIZER.NAME`) for `values` is opt-in, or None:
+    the project writes the path only with literals and options (config_paths.path_values), none of which takes the
+    arm (an option's string defaults included), no launch command passes a value the arm takes to any option (yacs'
+    `--opts TRAIN.OPTIMIZER.NAME fused_adam`), and no config file writes one."""
+    found = path_values(path, facts)
+    if found is None:
+        return None
+    literals, options, first = found
+    needed = {_value(v) for v in values}
+    held = literals | {v for dest in options for v in defaults.get(dest, (set(), ""))[0]}
+    if not needed or _holds(needed, held | set().union(*passed.values())) or _configured(needed, False, configs):
+        return None
+    by = " or " + ", ".join(f"`--{dest}`" for dest in sorted(options)) if options else ""
+    shown = ", ".join(_shown(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+    return (f"config `{path}` is {_defaults(literals)} unless a config file{by} sets it ({first}), and no launch "
+            f"script or config file passes {shown}")
 
 
 def _configured(needed: set[str], unsure: bool, configs: list[str]) -> bool:

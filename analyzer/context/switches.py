@@ -22,8 +22,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.argv_switches import argv_flag_off, argv_reason, builds
+from ascend_feasibility.analyzer.context.config_paths import config_path
 from ascend_feasibility.analyzer.context.constexpr_flags import is_constexpr_parameter, off_flag, read_sites
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
+from ascend_feasibility.analyzer.context.option_locals import literal_text, option_local
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -674,9 +676,12 @@ def number_text(node: Node) -> str | None:
     return parsing.text(node) if node.type in {"integer", "float"} else None
 
 
-def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
+def option_value_test(condition: Node, objects: frozenset[str],
+                      literals: list[str] | None = None) -> tuple[str, tuple[str, ...]] | None:
     """`args.optim == "adamw_bnb_8bit"` or `model_args.quantize_model.lower() in ["a", "b"]`: (dest, the strings the
-    arm needs); None for `!=`/`not in` (which hold by default) and for anything but an option of the command line."""
+    arm needs); None for `!=`/`not in` (which hold by default) and for anything but an option of the command line.
+    A local holding the option (option_locals.option_local) is the option; the literals it is also bound to are added
+    to `literals`, where given."""
     operands = condition.named_children
     operators = [c.type for c in condition.children if not c.is_named]
     if condition.type == "comparison_operator" and operators in ([">"], [">="]) and len(operands) == 2:
@@ -699,31 +704,47 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
         name = ENV_PREFIX + variable
     elif subject is not None and subject.type == "identifier":
         name = _option_parameter(subject)
-        if name is None:
+        local = option_local(subject, objects) if name is None else None
+        if name is None and local is None:
             return None
+        if local is not None:
+            name = local.name
+            if literals is not None:
+                literals += local.literals
+            if local.split and not contains:  # a part of the split value: a substring of the option's
+                tested = _tested_values(values)
+                return (name, tuple(CONTAINS + v for v in tested)) if tested and all(tested) else None
     else:
         if subject is None or subject.type != "attribute":
             return None
         holder, attribute = subject.child_by_field_name("object"), subject.child_by_field_name("attribute")
-        if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+        path = config_path(subject) if holder is not None and parsing.text(holder).rsplit(".", 1)[-1] not in objects \
+            else None
+        if path is not None:  # `config.TRAIN.OPTIMIZER.NAME`: a config's value (config_paths)
+            name = CONFIG_PREFIX + path
+        elif holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
             return None
-        name = parsing.text(attribute)
+        else:
+            name = parsing.text(attribute)
     if contains:
         text = _string_value(values) if not any(c.type == "interpolation" for c in values.named_children) else ""
         return (name, (CONTAINS + text,)) if text else None
-    if values.type in {"string", "attribute", "integer", "unary_operator"}:
+    tested = _tested_values(values)
+    return (name, tested) if tested is not None else None
+
+
+def _tested_values(values: Node) -> tuple[str, ...] | None:
+    """The values an `==`/`in` test compares with: strings (`"AdamW8bit".lower()` evaluated), enum members, or
+    numbers (`training_args.bits in [4, 8]`, `args.bits == 8`: a number as written); None for anything else."""
+    if values.type in {"string", "attribute", "integer", "unary_operator", "call"}:
         strings = [values]
     elif values.type in {"list", "tuple", "set"}:
         strings = values.named_children
     else:
         return None
-    # strings, enum members, or numbers (`training_args.bits in [4, 8]`, `args.bits == 8`: a number as written)
-    if not strings or not all(_is_member(s) or number_text(s) is not None
-                              or (s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
-                              for s in strings):
-        return None
-    return name, tuple(parsing.text(s) if _is_member(s) else number_text(s) if s.type != "string" else _string_value(s)
-                       for s in strings)
+    found = [parsing.text(s) if _is_member(s) else number_text(s) if number_text(s) is not None else literal_text(s)
+             for s in strings]
+    return tuple(found) if found and all(v is not None for v in found) else None
 
 
 def _number_test(subject: Node, operator: str, bound: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:

@@ -274,6 +274,12 @@ class PhaseFacts:
     # the else of a chain every arm of which tests one option for strings: (first, last, dest, the strings the arms
     # before take, condition)
     option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
+    # (dest, literal): a local an option arm tests is also bound to the literal (`optimizer_type = "AdamW8bit"`;
+    # switches.option_value_test via option_locals)
+    option_literals: list[tuple[str, str]] = field(default_factory=list)
+    # assignments to a config's attribute path (`_C.TRAIN.OPTIMIZER.NAME = 'adamw'`): (path, what it is set to, line)
+    # (analyzer/context/config_paths.py)
+    path_writes: list[tuple[str, str, int]] = field(default_factory=list)
     # arms decided by a value only option arms set (`elif self.use_apex:`): (first, last, the lines setting it,
     # condition); read only in a file with option arms (analyzer/context/option_markers.py)
     marker_arms: list[tuple[int, int, tuple[int, ...], str]] = field(default_factory=list)
@@ -441,6 +447,8 @@ class PhaseFacts:
         self.option_value_arms += other.option_value_arms
         self.parameter_arms += other.parameter_arms
         self.option_else_arms += other.option_else_arms
+        self.option_literals += other.option_literals
+        self.path_writes += other.path_writes
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
@@ -774,9 +782,11 @@ def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list
 
 
 def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str, tuple[str, ...], str]],
-                                                        list[tuple[int, int, str, tuple[str, ...], str]]]:
-    """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`, and the `else`
-    of a chain all of whose arms test one option so."""
+                                                        list[tuple[int, int, str, tuple[str, ...], str]],
+                                                        list[tuple[str, str]]]:
+    """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`, the `else`
+    of a chain all of whose arms test one option so, and (dest, literal) for the literals a local the arms test as
+    the option is also bound to."""
     from ascend_feasibility.analyzer.context.switches import (
         PARAMETER_PREFIX,
         config_value_test,
@@ -786,13 +796,16 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
     from ascend_feasibility.knowledge import load_context_conventions
 
     if not conditions:
-        return [], []
+        return [], [], []
     objects = frozenset(load_context_conventions().opt_in.argument_objects)
-    arms, others = [], []
+    arms, others, literals = [], [], set()
     tested_config = [config_value_test(condition) for condition in conditions[:MAX_CHOICES]]
     source = _root_text(conditions[0]) if any(tested_config) else ""
     for condition, config in zip(conditions[:MAX_CHOICES], tested_config):
-        tested = option_value_test(condition, objects)
+        bound: list[str] = []
+        tested = option_value_test(condition, objects, bound)
+        if tested is not None:
+            literals.update((tested[0], literal) for literal in bound)
         if tested is not None and tested[0].startswith(PARAMETER_PREFIX):  # a value the file writes once, in this test
             source = source or _root_text(condition)
             tested = tested if _only_tested(tested[1], [tested], source) else None
@@ -811,7 +824,7 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
         otherwise = option_else_arm(condition, objects)
         if otherwise is not None:
             others.append((*otherwise[:4], f"line {otherwise[4]}: else of {first}"))
-    return arms, others
+    return arms, others, sorted(literals)
 
 
 def _parameter_arms(conditions: list[Node]) -> list[tuple[int, int, str, tuple[str, ...], str, str, int]]:
@@ -1075,9 +1088,14 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
         options, values = dataclass_options(cls)
         facts.options += options
         facts.option_values += values
-    facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", [])
+    facts.option_value_arms, facts.option_else_arms, facts.option_literals = _option_value_arms(found.get("condition", [])
                                                                          + found.get("keyword_test", []))
     facts.parameter_arms = _parameter_arms(found.get("condition", []))
+    if found.get("attribute_store"):
+        from ascend_feasibility.analyzer.context.config_paths import path_writes
+        from ascend_feasibility.knowledge import load_context_conventions
+        facts.path_writes = path_writes(found["attribute_store"],
+                                        frozenset(load_context_conventions().opt_in.argument_objects))
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
         if versions is not None:  # names written only in arms a version test rules out at the target
