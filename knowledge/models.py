@@ -871,6 +871,11 @@ class BackendConventions(_Record):
                                               "parts: a model so loaded runs where it was exported unless moved")
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
     npu: list[str] = Field(min_length=1)
+    housekeeping: list[str] = Field(default_factory=list, description="calls of a backend's own torch module, by "
+                                    "their last part, that only release memory, wait for the device or reset or read "
+                                    "memory statistics (empty_cache, synchronize, max_memory_allocated)")
+    housekeeping_general: list[str] = Field(default_factory=list, description="housekeeping calls of no backend's "
+                                            "module, by their dotted name (gc.collect)")
     twin: list[str]
     other_platforms: list[str] = Field(default_factory=list, description="tokens of a manifest's name that name "
                                        "another operating system (requirements_macOS.txt): beside the general "

@@ -84,8 +84,22 @@ LITERAL_CASES = {
               '        model = model.half()\n    return model.to(device)\n',
     "caller": 'import torch\ndef f(model, device):\n    if device.type == "cuda":\n        model = model.half()\n'
               '    return model.to(device)\n\ndef main(model):\n    dev = torch.device("cuda:0")\n    f(model, device=dev)\n',
+    # assigned in each arm of a device pick the shim covers: under it the probe takes the CUDA arm (round 34 B1 C6,
+    # XMem interactive_demo.py:31-36)
+    "chain": 'import torch\nfrom contextlib import nullcontext\nif torch.cuda.is_available():\n'
+             '    device = torch.device("cuda")\nelif torch.backends.mps.is_available():\n    device = torch.device("mps")\n'
+             'else:\n    device = torch.device("cpu")\nif __name__ == "__main__":\n'
+             '    with torch.cuda.amp.autocast() if device.type == "cuda" else nullcontext():\n        pass\n',
 }
 NOT_LITERAL_CASES = {
+    # the same names assigned in a chain that is no shim-covered pick (a flag's test), or again after the chain
+    "flag chain": 'import torch\nif use_gpu:\n    device = torch.device("cuda")\nelif torch.backends.mps.is_available():\n'
+                  '    device = torch.device("mps")\nelse:\n    device = torch.device("cpu")\ndef f(model):\n'
+                  '    if device.type == "cuda":\n        model = model.half()\n    return model.to(device)\n',
+    "reassigned": 'import torch\nif torch.cuda.is_available():\n    device = torch.device("cuda")\n'
+                  'elif torch.backends.mps.is_available():\n    device = torch.device("mps")\nelse:\n'
+                  '    device = torch.device("cpu")\ndevice = torch.device(args.device)\ndef f(model):\n'
+                  '    if device.type == "cuda":\n        model = model.half()\n    return model.to(device)\n',
     "setting": 'import torch\ndef f(model, args):\n    device = torch.device(args.device)\n    if device.type == "cuda":\n'
                '        model = model.half()\n    return model.to(device)\n',
     "tensor": 'import torch\ndef f(x):\n    device = x.device\n    if device.type == "cuda":\n        x = x.half()\n    return x\n',

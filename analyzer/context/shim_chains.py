@@ -115,7 +115,7 @@ def _platform_read(node: Node | None, imports) -> bool:
 
 def _only_yields_device(body: Node, imports) -> bool:
     statements = [s for s in body.named_children if s.type != "comment"]
-    return bool(statements) and all(_yields_device(s, imports) or _logs(s) for s in statements)
+    return bool(statements) and all(_yields_device(s, imports) or log_line(s) for s in statements)
 
 
 def _yields_device(statement: Node, imports) -> bool:
@@ -153,7 +153,7 @@ def _device_name(value: Node) -> bool:
     return kind.isalpha() and kind.islower() and (not index or index.isdigit())
 
 
-def _logs(statement: Node) -> bool:
+def log_line(statement: Node) -> bool:
     """`logger.info("...")`, `print("...")`, `warnings.warn("...")`: a line that tells, not one that computes."""
     if statement.type != "expression_statement" or len(statement.named_children) != 1:
         return False

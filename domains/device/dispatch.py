@@ -11,7 +11,10 @@ code (the guard reader gives them reach other-backend). A chain whose final `els
 an ONNX Runtime execution provider for NVIDIA GPUs (`InferenceSession(..., providers=["CUDAExecutionProvider"])`,
 analyzer/context/runtime_providers.py) picks ONNX Runtime's provider, not a torch device (facet `runtime-provider`, low,
 round 27 B1 C7): the NPU arm it lacks asks for CANNExecutionProvider (onnxruntime-cann), not torch_npu. A chain that only picks a torch device and probes CUDA with
-`torch.cuda.is_available()` alone is left to DEV104 at its probe (analyzer/context/shim_chains.py): the shim covers it."""
+`torch.cuda.is_available()` alone is left to DEV104 at its probe (analyzer/context/shim_chains.py): the shim covers it.
+A chain whose arms only release cached memory, wait for the device or log a memory figure, each through its own
+backend's module (facet `housekeeping`, analyzer/context/housekeeping_chains.py), is listed at info: a missing NPU arm
+only skips that housekeeping."""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from ascend_feasibility.analyzer.context.dispatch_chains import (
     sibling_run,
 )
 from ascend_feasibility.analyzer.context.guards import only_raises
+from ascend_feasibility.analyzer.context.housekeeping_chains import only_housekeeping
 from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
 from ascend_feasibility.analyzer.reading import parsing
@@ -38,6 +42,7 @@ QUERY = r"""
 """
 
 
+HOUSEKEEPING = "housekeeping"  # every arm only releases, waits or logs a memory figure (housekeeping_chains.py)
 RAISES = "raises"  # the chain's final else only raises: on the NPU it fails there (scout 13: TGI layernorm.py:187)
 
 # the arm when the CUDA test cannot be renamed: it is shared with another backend, or a flag of the project's own
@@ -54,6 +59,7 @@ class _DispatchScan(PythonScan):
 
     def run(self) -> list[Hit]:
         backends = backends_read()
+        conventions = load_context_conventions().backends
         every = backends.cuda | backends.others | backends.npu
         for statement in self.captures().get("chain", []):
             alternatives = statement.children_by_field_name("alternative")
@@ -70,8 +76,9 @@ class _DispatchScan(PythonScan):
             arm = npu_arm(chain, backends) or FALLBACK_ARM
             raises = (RAISES,) if chain.else_body is not None and only_raises(chain.else_body) else ()
             provider = (RUNTIME_PROVIDER,) if _picks_runtime_provider(chain, backends) else ()
+            housekeeping = (HOUSEKEEPING,) if only_housekeeping(chain, self.imports, conventions) else ()
             self.hit("backend-dispatch-without-npu", f"{' '.join(parsing.text(chain.head).split())[:80]} ({names})",
-                     chain.head, npu=arm, facets=(*raises, *provider))
+                     chain.head, npu=arm, facets=(*raises, *provider, *housekeeping))
         return self.hits
 
 

@@ -6,14 +6,21 @@ wrap torch.device: it rebinds torch.Generator and torch.Event to proxies and rew
 functions and methods it wraps (`.to()`, factories, torch.cuda.*), so such a device keeps type "cuda" under it, the
 test holds, `.to(device)` lands on the NPU, and the torch.cuda calls the arm makes go to torch.npu. The test breaks
 only in a native port, where the device is built as "npu". Followed: the name assigned once in the test's function
-(or the module), or a parameter that every call of the function in this file passes such a name or value.
+(or the module), or a parameter that every call of the function in this file passes such a name or value. A name
+assigned several times, each time in an arm of one device pick that transfer_to_npu covers (`if
+torch.cuda.is_available(): device = torch.device("cuda") elif torch.backends.mps.is_available(): ... else: ...`,
+analyzer/context/shim_chains.py; round 34 B1 class 6, XMem interactive_demo.py:31-36), holds under the shim the value
+of the chain's CUDA arm, which the probe selects there.
 """
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
+from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
 
 MAX_FILE_NODES = 50_000
@@ -36,8 +43,11 @@ def _holds_cuda_device(name: str, scope: Node | None, imports: ImportTable, dept
     if scope is None or depth > 1:
         return False
     values = _assignments(scope, name)
+    if len(values) > 1:
+        chosen = _shim_chain_value(values, imports)
+        return chosen is not None and _cuda_device(chosen, scope, imports, depth)
     if values:
-        return len(values) == 1 and _cuda_device(values[0], scope, imports, depth)
+        return _cuda_device(values[0], scope, imports, depth)
     if scope.type == "function_definition":
         index = _parameter_index(scope, name)
         if index is None:
@@ -63,6 +73,38 @@ def _cuda_device(value: Node, scope: Node | None, imports: ImportTable, depth: i
     if first.type == "conditional_expression":
         return any(p.type == "string" and literals.cuda_literal_in(p) is not None for p in first.named_children)
     return first.type == "string" and literals.cuda_literal_in(first) is not None
+
+
+def _shim_chain_value(values: list[Node], imports: ImportTable) -> Node | None:
+    """Where every value is assigned in an arm of one shim-covered device pick, the value its CUDA arm assigns."""
+    statement = _arm_statement(values[0])
+    if statement is None or not all(statement.start_byte <= v.start_byte and v.end_byte <= statement.end_byte
+                                    for v in values):
+        return None
+    conventions = load_context_conventions()
+    backends = backend_words(conventions.guards, conventions.backends)
+    chain = dispatch_chain(statement, backends)
+    if chain is None or not shim_covered_device_choice(chain, backends, imports):
+        return None
+    bodies = [body for _, body in chain.arms] + ([chain.else_body] if chain.else_body is not None else [])
+    if not all(any(_directly_in(v, body) for body in bodies) for v in values):
+        return None  # an assignment nested deeper, or after the chain, is not one of its arms' values
+    cuda = [v for v in values for _, body in chain.arms if _directly_in(v, body) and cuda_arm(chain, body, backends)]
+    return cuda[0] if len(cuda) == 1 else None
+
+
+def _arm_statement(value: Node) -> Node | None:
+    """The if-statement whose arm (if, elif or else block) holds the assignment of `value` as a statement."""
+    block = value.parent.parent.parent if value.parent and value.parent.parent else None
+    clause = block.parent if block is not None and block.type == "block" else None
+    if clause is not None and clause.type in {"elif_clause", "else_clause"}:
+        clause = clause.parent
+    return clause if clause is not None and clause.type == "if_statement" else None
+
+
+def _directly_in(value: Node, body: Node) -> bool:
+    statement = value.parent.parent if value.parent is not None else None
+    return statement is not None and statement.parent is not None and statement.parent.id == body.id
 
 
 def _scope(node: Node) -> Node | None:

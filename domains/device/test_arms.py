@@ -13,6 +13,9 @@
   not a device's `.type` or `str(device)` (a torch.device never equals a string, so a name compared with "cuda" holds
   one). Under transfer_to_npu such a setting stays "cuda" and the CUDA arm runs with its torch calls mapped; the test
   breaks only once the setting says "npu".
+- `implementation-setting` (with `setting`; domains/device/implementation_settings.py): the setting names an
+  implementation, not a device (NAFNet's `prefetch_mode == 'cuda'` picks CUDAPrefetcher over CPUPrefetcher): the
+  function only compares or prints it, so no device API sees it; the arm runs where the user asks for that class.
 - `runtime-provider`: the arm the test opens picks an ONNX Runtime execution provider for NVIDIA GPUs
   (`providers = ["CUDAExecutionProvider"]`, accelerators.toml cuda_runtime_providers): the test chooses the ONNX
   runtime's device, not torch's, and widening it to ("cuda", "npu") would hand the NPU to the CUDA provider; Ascend's
@@ -57,6 +60,7 @@ from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.device.autocast_reads import AUTOCAST_OFF, only_turns_autocast_off
 from ascend_feasibility.domains.device.cuda_features import feature_facets
 from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, RUNTIME_PROVIDER, no_npu_kernel
+from ascend_feasibility.domains.device.implementation_settings import picked_class
 from ascend_feasibility.domains.device.literal_devices import built_from_cuda_literal
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from tree_sitter import Node
@@ -65,6 +69,7 @@ RAISES = "raises"
 CUDA_ARM = "cuda-arm"
 SHIM_MAPS_ARM = "shim-maps-arm"  # every CUDA name of the arm is a torch.cuda name transfer_to_npu maps (the scanner's)
 SETTING = "setting"
+IMPLEMENTATION_SETTING = "implementation-setting"  # the setting picks a class, and reaches no device API
 AUTOCAST_GATE = "cuda-autocast-gate"
 NONE_HANDLE = "none-handle"
 NON_BLOCKING = "non-blocking-choice"
@@ -134,6 +139,8 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
                 found.append(AUTOCAST_CUDA_TYPE)
     if _compares_setting(test):
         found.append(SETTING)
+        if picked_class(test) is not None:
+            found.append(IMPLEMENTATION_SETTING)
     if _under_cuda_autocast_gate(test, imports):
         found.append(AUTOCAST_GATE)
     if RAISES not in found:  # a path that raises on NPU is no fallback, whatever the CUDA arm turns on
