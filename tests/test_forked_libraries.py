@@ -123,3 +123,11 @@ def test_no_fork_without_a_readme_launch_importing_the_package():
     assert fl.application_forks(facts, fork_context(facts), {"src/lib": "src/lib/__init__.py"}) == set()
     facts = fork()
     assert fl.application_forks(facts, fork_context(facts), {"src/lib": "src/lib/__init__.py"}) == {"src/lib"}
+
+
+def test_the_fork_reason_has_chinese():
+    from ascend_feasibility.analyzer.reporting.localize import phrase, recognised
+
+    why = fl.WHY.format(top="src/lib")
+    assert recognised(why)
+    assert "src/lib/" in phrase("zh", why) and phrase("zh", why) != why
