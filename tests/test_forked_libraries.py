@@ -131,3 +131,53 @@ def test_the_fork_reason_has_chinese():
     why = fl.WHY.format(top="src/lib")
     assert recognised(why)
     assert "src/lib/" in phrase("zh", why) and phrase("zh", why) != why
+
+
+def _fork_tree(readme: str) -> dict[str, str]:
+    cuda = "import torch\nx = torch.ones(1).cuda()\n"
+    return {
+        "setup.py": "from setuptools import setup\nsetup(name='lib', package_dir={'': 'src'})\n",
+        "README.md": readme,
+        "src/lib/__init__.py": ("from typing import TYPE_CHECKING\nfrom .utils import _LazyModule\n"
+                                "_import_structure = {'pipelines': ['AudioPipeline', 'BrushPipeline']}\n"
+                                "if TYPE_CHECKING:\n    from .pipelines import AudioPipeline, BrushPipeline\n"
+                                "else:\n    import sys\n"
+                                "    sys.modules[__name__] = _LazyModule(__name__, __file__, _import_structure)\n"),
+        "src/lib/utils.py": "class _LazyModule:\n    pass\n",
+        "src/lib/pipelines/__init__.py": ("from typing import TYPE_CHECKING\nfrom ..utils import _LazyModule\n"
+                                          "_import_structure = {}\n_import_structure['audio'] = ['AudioPipeline']\n"
+                                          "_import_structure['brush'] = ['BrushPipeline']\n"
+                                          "if TYPE_CHECKING:\n    from .audio import AudioPipeline\n"
+                                          "    from .brush import BrushPipeline\n"
+                                          "else:\n    import sys\n"
+                                          "    sys.modules[__name__] = _LazyModule(__name__, __file__, "
+                                          "_import_structure)\n"),
+        "src/lib/pipelines/audio.py": cuda + "class AudioPipeline:\n    pass\n",
+        "src/lib/pipelines/brush.py": cuda + "class BrushPipeline:\n    pass\n",
+        "examples/brush/run.py": "from lib import BrushPipeline\nif __name__ == '__main__':\n    BrushPipeline()\n",
+        "examples/audio/run.py": "from lib import AudioPipeline\nif __name__ == '__main__':\n    AudioPipeline()\n",
+    }
+
+
+def _reach(root) -> dict[str, set[tuple[str, str | None]]]:
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+    from tests.helpers import reported_at
+
+    found: dict[str, set[tuple[str, str | None]]] = {}
+    for f in analyze(root, AnalyzeOptions(jobs=1)).findings:
+        for path in reported_at(f):
+            found.setdefault(path, set()).add((f.reach, f.reach_reason))
+    return found
+
+
+def test_a_whole_analysis_of_a_fork_leaves_what_the_readme_scripts_never_ask_for(tmp_path):
+    from tests.helpers import write_tree
+
+    readme = "# BrushApp\n```bash\npip install -e .\npython examples/brush/run.py\n```\n"
+    reach = _reach(write_tree(tmp_path / "fork", _fork_tree(readme)))
+    assert reach["src/lib/pipelines/audio.py"] == {("optional", fl.WHY.format(top="src/lib"))}
+    assert {r for r, _ in reach["src/lib/pipelines/brush.py"]} == {"runs"}
+    library = readme + "```python\nfrom lib import AudioPipeline\n```\n"  # the README teaches the API: a library
+    reach = _reach(write_tree(tmp_path / "library", _fork_tree(library)))
+    assert {r for r, _ in reach["src/lib/pipelines/audio.py"]} == {"runs"}
