@@ -28,6 +28,10 @@ empty __init__.py), or one whose __init__.py publishes an API (deepspeed, x_tran
   import EvaViTWrapper`), and what only it loads: the project unhooked it, and its library's own dispatch offers its
   users no route to it (commented_imports.py reads the comments). A module a live import loads stays as it is, whatever
   comments also name it.
+- one that nothing the project's own code reaches, in a lazily loaded library the project forked for its scripts
+  (BrushNet's src/diffusers, whose README runs examples/brushnet/*.py): the names those scripts import are read
+  through the `_LazyModule` tables to the modules they load, and the upstream's own examples are not the project's
+  entries (forked_libraries.py). A library whose README teaches its API (diffusers itself) keeps its modules.
 A module that is itself an entry point (`if __name__ == "__main__":`, launched by a shell script, a console entry),
 or whose dotted name a string of product code holds (registries, lazy import tables), is never one.
 """
@@ -68,9 +72,9 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     forks = forked_libraries.application_forks(facts, context, {top_folder(f.path, packages): f.path for f in python
                                                                   if _top_package(f.path, packages)})
     tables = forked_libraries.lazy_tables(facts, forks) if forks else {}
-    edges = {f.path: _targets(forked_libraries.through_tables(forked_libraries.runtime_imports(f, tables), by_name,
-                                                              tables) if tables else f.imports, by_name) - {f.path}
-             for f in python}
+    runs = {f.path: forked_libraries.through_tables(forked_libraries.runtime_imports(f, tables), by_name, tables)
+            if tables else f.imports for f in python}
+    edges = {f.path: _targets(runs[f.path], by_name) - {f.path} for f in python}
     imported = set().union(*edges.values()) if edges else set()
     launched = {path_view(s).name for f in facts for s in f.launched_scripts}
     entries = set(console_modules)
@@ -616,7 +620,8 @@ def configs_naming(facts: list[ModuleFacts], role_of) -> dict[str, str]:
 
 
 def _named_prefixes(facts: list[ModuleFacts], context: ProjectContext,
-                    plugin_keys: dict[str, set[str]] | None = None, read_tables: set[str] = frozenset()) -> set[str]:
+                    plugin_keys: dict[str, set[str]] | None = None,
+                    read_tables: set[str] | frozenset[str] = frozenset()) -> set[str]:
     """Every dotted prefix of the module names product code writes in strings (`"pkg.overrides.fused_swiglu.fn"`), and
     of the submodules a package's lazy loader names (`_import_structure = {"models.unet_2d": [...]}`), but a plugin
     table's keys (`plugin_keys`: file → keys), which name modules of the plugin folder, not of the file's package, and
