@@ -274,6 +274,7 @@ class ModuleFacts(Protocol):
     true_keys: list[str]  # YAML/JSON: keys set to true
     true_literals: list[tuple[str, str, int]]  # Python: (callee or "", S, line) of `S=True` / `'S': True`
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)
+    lazy_names: list[tuple[str, str]]  # its _LazyModule table: (exported name, relative submodule) (lazy_tables.py)
     plugin_tables: list[list[str]]  # keys of module-level string-to-string tables (plugin_registries.py)
     loads_by_name: bool  # calls import_module( or __import__( (plugin_registries.py)
     # classes registered under a string key: (key, class, its module, names imported from it, line, registry)

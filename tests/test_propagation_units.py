@@ -72,6 +72,7 @@ class Facts:
     backend_selectors: dict = field(default_factory=dict)
     platform_methods: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
+    lazy_names: list = field(default_factory=list)
     plugin_tables: list = field(default_factory=list)
     loads_by_name: bool = False
     commented_imports: list = field(default_factory=list)

@@ -28,6 +28,8 @@ class Facts:
     launched_scripts: list[str] = field(default_factory=list)
     module_strings: list[tuple[str, int]] = field(default_factory=list)
     lazy_submodules: list[str] = field(default_factory=list)
+    lazy_names: list[tuple[str, str]] = field(default_factory=list)
+    nested_imports: list[str] = field(default_factory=list)
     plugin_tables: list[list[str]] = field(default_factory=list)
     loads_by_name: bool = False
     commented_imports: list[tuple[str, int]] = field(default_factory=list)

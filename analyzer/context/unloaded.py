@@ -28,6 +28,10 @@ empty __init__.py), or one whose __init__.py publishes an API (deepspeed, x_tran
   import EvaViTWrapper`), and what only it loads: the project unhooked it, and its library's own dispatch offers its
   users no route to it (commented_imports.py reads the comments). A module a live import loads stays as it is, whatever
   comments also name it.
+- one that nothing the project's own code reaches, in a lazily loaded library the project forked for its scripts
+  (BrushNet's src/diffusers, whose README runs examples/brushnet/*.py): the names those scripts import are read
+  through the `_LazyModule` tables to the modules they load, and the upstream's own examples are not the project's
+  entries (forked_libraries.py). A library whose README teaches its API (diffusers itself) keeps its modules.
 A module that is itself an entry point (`if __name__ == "__main__":`, launched by a shell script, a console entry),
 or whose dotted name a string of product code holds (registries, lazy import tables), is never one.
 """
@@ -39,7 +43,7 @@ from collections import defaultdict, deque
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from ascend_feasibility.analyzer.context import plugin_registries
+from ascend_feasibility.analyzer.context import forked_libraries, plugin_registries
 from ascend_feasibility.analyzer.context.copy_reach import copy_folder
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
@@ -63,7 +67,14 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     for path, known in names.items():
         for name in known:
             by_name[name].add(path)
-    edges = {f.path: _targets(f.imports, by_name) - {f.path} for f in python}
+    # a lazily loaded library the project forked for its own scripts loads only the modules its tables map the names
+    # asked of it to (forked_libraries.py)
+    forks = forked_libraries.application_forks(facts, context, {top_folder(f.path, packages): f.path for f in python
+                                                                  if _top_package(f.path, packages)})
+    tables = forked_libraries.lazy_tables(facts, forks) if forks else {}
+    runs = {f.path: forked_libraries.through_tables(forked_libraries.runtime_imports(f, tables), by_name, tables)
+            if tables else f.imports for f in python}
+    edges = {f.path: _targets(runs[f.path], by_name) - {f.path} for f in python}
     imported = set().union(*edges.values()) if edges else set()
     launched = {path_view(s).name for f in facts for s in f.launched_scripts}
     entries = set(console_modules)
@@ -90,7 +101,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
                     and top_folder(f.path, packages) in registry_tops and path_view(f.path).name != "__main__.py"
                     and f.path not in imported and path_view(f.path).name not in launched
                     and not names[f.path] & entries and f.path not in plugins}
-    named = _named_prefixes(facts, context, plugin_keys)
+    named = _named_prefixes(facts, context, plugin_keys, set(tables))
     # a file of definitions outside the packages that nothing imports, runs or names: no entry's imports reach it
     unrun = unrun_definitions(facts, context, packages, names, imported, entries, named)
     roots = [f.path for f in python if roles[f.path] in LIVE_ROLES and f.path not in unrun and (
@@ -109,13 +120,19 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
                for parts in [word.split(".")] for end in range(2, len(parts) + 1)} if applications else set()
     orphans = [p for p, role in roles.items() if role in COUNTED_ROLES and p not in imported
                and path_view(p).parent in packages and _package_root(p, packages) not in beside_scripts
-               and top_folder(p, packages) not in applications]
+               and top_folder(p, packages) not in applications | forks]
     inside_tests_only = {p: package for p in orphans if (package := _tests_only_package(p, packages, test_packages))}
     by_string = [p for p in roles if names[p] & (written | named) and top_folder(p, packages) in applications]
     retired = {path: why for path, why in retired_modules(facts, context, orphans, names, packages, edges).items()
                if not names[path] & named}  # a module a string names is loaded by name
     live = set(_reach(roots + by_string + [p for p in orphans if p not in inside_tests_only and p not in retired],
                       edges))
+    if forks:  # a fork is loaded by the project's own code and what the README runs, not by the upstream's examples
+        own = [p for p in roles if roles[p] in COUNTED_ROLES and top_folder(p, packages) not in forks]
+        forked = set(_reach([r for r in roots if top_folder(r, packages) in forks] + own
+                            + [p for p in context.readme_launches if p in roles], edges))
+        live = {p for p in live if top_folder(p, packages) not in forks} | {
+            p for p in forked if top_folder(p, packages) in forks}
     # a library no entry point of the project drives (fused_kernels: setup.py, tests and an empty __init__.py) is
     # loaded by its users, module by module: what only its tests import is still its API
     driven = {top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
@@ -132,7 +149,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
         if (f.path in live or own.role not in COUNTED_ROLES or own.reach != "runs"
                 or path_view(f.path).name in PUBLISHING_FILES  # a copy's setup.py runs as a command, never imported
                 or path_view(f.path).parent not in packages or names[f.path] & named
-                or (top_folder(f.path, packages) not in driven | applications
+                or (top_folder(f.path, packages) not in driven | applications | forks
                     and _package_root(f.path, packages) not in beside_scripts)):
             continue
         if f.path in tests:
@@ -152,6 +169,8 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
             result[f.path] = ("optional", f"not in the plugin table of {plugin_modules[f.path][1]} that loads the modules of "
                                           f"{path_view(f.path).parent}/ by name, and imported by nothing the program "
                                           f"{top_folder(f.path, packages)}/ runs: no product code loads it")
+        elif top_folder(f.path, packages) in forks:
+            result[f.path] = ("optional", forked_libraries.WHY.format(top=top_folder(f.path, packages)))
         elif top_folder(f.path, packages) in unpublished:
             bench = (" (its `if __name__ == \"__main__\":` block is a smoke test or benchmark of the module, run by "
                      "no launcher)") if f.path in benches else ""
@@ -601,16 +620,19 @@ def configs_naming(facts: list[ModuleFacts], role_of) -> dict[str, str]:
 
 
 def _named_prefixes(facts: list[ModuleFacts], context: ProjectContext,
-                    plugin_keys: dict[str, set[str]] | None = None) -> set[str]:
+                    plugin_keys: dict[str, set[str]] | None = None,
+                    read_tables: set[str] | frozenset[str] = frozenset()) -> set[str]:
     """Every dotted prefix of the module names product code writes in strings (`"pkg.overrides.fused_swiglu.fn"`), and
     of the submodules a package's lazy loader names (`_import_structure = {"models.unet_2d": [...]}`), but a plugin
-    table's keys (`plugin_keys`: file → keys), which name modules of the plugin folder, not of the file's package."""
+    table's keys (`plugin_keys`: file → keys), which name modules of the plugin folder, not of the file's package, and
+    the tables of `read_tables` (paths), whose names the import graph already follows (forked_libraries.py)."""
     prefixes: set[str] = set()
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
             continue
         keyed = {f"{f.module}.{key}" for key in (plugin_keys or {}).get(f.path, ())}
-        for text in [text for text, _ in f.module_strings] + [t for t in f.lazy_submodules if t not in keyed]:
+        lazy = [] if f.path in read_tables else [t for t in f.lazy_submodules if t not in keyed]
+        for text in [text for text, _ in f.module_strings] + lazy:
             parts = text.split(".")
             prefixes.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
     return prefixes

@@ -56,7 +56,7 @@ from ascend_feasibility.analyzer.core.report_cache import ReportCache, run_setti
 from ascend_feasibility.analyzer.core.scanned_bytes import ScannedBytes
 from ascend_feasibility.analyzer.core.store import FindingStore, summarize
 from ascend_feasibility.analyzer.core.subprojects import Subproject, nested_projects, script_folders, subproject_of
-from ascend_feasibility.analyzer.reading import install_docs
+from ascend_feasibility.analyzer.reading import install_docs, readme_code
 from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file, is_requirements_file
 from ascend_feasibility.analyzer.reading.gitinfo import read_revision
@@ -155,6 +155,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files), config.source_roots)
     context.readme_flags = install_docs.launch_flags(config.readme) if config.readme else ()
+    context.readme_imports = readme_code.imported_packages(config.readme) if config.readme else ()
     context.readme_launches = launched_files(config.readme, [f.path for f in found.files]) if config.readme else ()
     context.readme_folders = worked_in_folders(config.readme, [f.path for f in found.files]) if config.readme else ()
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan

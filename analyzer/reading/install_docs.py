@@ -277,6 +277,12 @@ def _module(words: list[str]) -> str | None:
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 
 
+def fence_opening(line: str) -> tuple[str, str] | None:
+    """(the fence, the info string) of a Markdown line that opens or closes a fenced block (```python), else None."""
+    opened = _FENCE.match(line)
+    return (opened.group(1), opened.group(2)) if opened else None
+
+
 def _commands_view(text: str, wanted, rewrite=None, command_fences: frozenset[str] = frozenset()) -> str:
     """The document with only the commands `wanted` keeps (with the lines their trailing backslashes continue onto)
     left, each on its own line number; `rewrite(line, first line of its command)` may rewrite a kept line in place.
@@ -287,12 +293,12 @@ def _commands_view(text: str, wanted, rewrite=None, command_fences: frozenset[st
     marker = ""
     continued = False  # the previous kept line ended with a backslash
     for line in text[:MAX_CHARACTERS].splitlines():
-        opened = _FENCE.match(line)
-        if opened and (fence is None or (opened.group(1).startswith(marker[:3]) and not opened.group(2))):
-            label = opened.group(2).lower()
+        opened = fence_opening(line)
+        if opened and (fence is None or (opened[0].startswith(marker[:3]) and not opened[1])):
+            label = opened[1].lower()
             fence, marker = (None, "") if fence is not None else (
                 "shell" if label in SHELL_FENCES else "command" if label in command_fences else "other",
-                opened.group(1))
+                opened[0])
             kept.append("")
             continued = False
             continue

@@ -108,6 +108,9 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      "reason.commented_import_loader"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
      r"product code loads it$", "reason.unreached_application_module"),
+    (r"^a module of (?P<package>\S+)/, a library the project forked whose `_LazyModule` tables load a module only for "
+     r"the names asked of it, that no import of the scripts the README runs reaches \(their names read through those "
+     r"tables\): no product code loads it$", "reason.unreached_fork_module"),
     (r"^not in the plugin table of (?P<table>\S+) that loads the modules of (?P<folder>\S+)/ by name, and imported by "
      r"nothing the program (?P<package>\S+)/ runs: no product code loads it$", "reason.unregistered_plugin_module"),
     (r"^a side script of the program (?P<package>\S+)/: its own `if __name__ == \"__main__\":` block, run by hand; "

@@ -52,7 +52,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.metric_classes import mentions_metric, metric_class_lines, metric_function_lines
-from ascend_feasibility.domains.phases import symbols
+from ascend_feasibility.domains.phases import lazy_tables, symbols
 from ascend_feasibility.domains.phases.class_uses import class_shapes, class_uses, later_uses
 from ascend_feasibility.domains.phases.command_strings import command_words
 from ascend_feasibility.domains.phases.config_modules import is_config_module
@@ -310,6 +310,8 @@ class PhaseFacts:
     true_literals: list[tuple[str, str, int]] = field(default_factory=list)
     # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
     lazy_submodules: list[str] = field(default_factory=list)
+    # its `_LazyModule` table: (exported name, submodule relative to the package) (lazy_tables.py)
+    lazy_names: list[tuple[str, str]] = field(default_factory=list)
     # the keys of string-to-string dict literals in a file that imports modules by name: plugin tables
     # (analyzer/context/plugin_registries.py)
     plugin_tables: list[list[str]] = field(default_factory=list)
@@ -431,6 +433,7 @@ class PhaseFacts:
         self.choices += other.choices
         self.module_strings += other.module_strings
         self.lazy_submodules += other.lazy_submodules
+        self.lazy_names += other.lazy_names
         self.plugin_tables += other.plugin_tables
         self.loads_by_name |= other.loads_by_name
         self.registrations += other.registrations
@@ -1144,6 +1147,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
         facts.loads_by_name = plugin_registries.loads_by_name(unit.source.text)
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
+        if facts.lazy_submodules and lazy_tables.LAZY_LOADER in unit.source.text:
+            facts.lazy_names = lazy_tables.lazy_names(unit.tree())
     facts.commented_imports = commented_imports(unit.tree(), lambda module: _absolute(module, package))
     if ".register(" in unit.source.text:  # most files register nothing
         facts.registrations = _registrations(unit.source.text, _methods(unit), sites)
