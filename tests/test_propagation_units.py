@@ -51,6 +51,7 @@ class Facts:
     option_arms: list = field(default_factory=list)
     launch_flags: list = field(default_factory=list)
     shell_opt_in_arms: list = field(default_factory=list)
+    argv_opt_out_arms: list = field(default_factory=list)
     script_flags: list = field(default_factory=list)
     unread_keys: list = field(default_factory=list)
     option_values: list = field(default_factory=list)

@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.argv_opt_outs import passed_opt_out_arms
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.bundled_projects import (
     host_imports,
@@ -178,6 +179,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
     switched = switched_options(facts, context, switches_on, with_choices=True)
+    for path, arms in passed_opt_out_arms(facts, switches_on).items():  # `else` of `'--no_cuda_ext' in sys.argv`
+        unpassed.setdefault(path, []).extend(arms)
     for path, arms in table_arms_off(facts, context, switches_on).items():  # `if envs.NVTX_PROFILE:`, off in its table
         switched.setdefault(path, []).extend((*arm, False) for arm in arms)
     if switched:
