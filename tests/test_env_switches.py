@@ -7,6 +7,7 @@ import pytest
 from ascend_feasibility.analyzer.context.env_switches import env_off
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reporting.localize import phrase
 
 from tests.helpers import write_tree
 
@@ -250,6 +251,7 @@ def test_a_build_arm_the_readmes_install_opts_out_of_is_optional_and_names_the_f
     assert found.reach == "optional" and not found.counted
     assert found.reach_reason.startswith("taken only without `--no_cuda_ext` (sys.argv, line 19), and the project "
                                          "installs with it: `--no_cuda_ext` passed by the README")
+    assert phrase("zh", found.reach_reason).startswith("仅在未给出 `--no_cuda_ext` 时执行")
 
 
 @pytest.mark.parametrize("build, extra", [

@@ -12,6 +12,7 @@ from ascend_feasibility.analyzer.context import propagation as pr
 from ascend_feasibility.analyzer.context.project import FileContext, ProjectContext
 from ascend_feasibility.analyzer.core.findings import Place
 from ascend_feasibility.analyzer.core.models import EffortHours, Finding, ReplacementText, Text
+from ascend_feasibility.analyzer.reporting.localize import phrase
 from ascend_feasibility.domains.phases.facts import module_name
 
 FEATURES = frozenset({"attention"})
@@ -511,6 +512,9 @@ def test_an_extension_only_optional_modules_import_takes_their_reach():
                        {"kernels/window_process/window_process.py": "optional"})
     assert pr.extension_fallback({"swin_window_process"}, facts, optional, {}).startswith(
         "imported only by kernels/window_process/window_process.py, itself optional")
+    why = pr.extension_fallback({"swin_window_process"}, facts, context(roles), guarded)
+    zh = phrase("zh", why)
+    assert "itself optional" not in zh and "仅在带回退的保护条件下导入" in zh  # and the reason inside it
 
 
 @pytest.mark.parametrize("extra, guarded_reach, required", [
