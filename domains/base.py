@@ -265,6 +265,7 @@ class ModuleFacts(Protocol):
     launch_overrides: list[tuple[str, str]]  # shell: hydra-style `++a.key=value` overrides: (key, value)
     shell_opt_in_arms: list[tuple[int, int, str, str, str]]  # shell: arms an opt-in variable decides (shell_opt_ins)
     script_flags: list[tuple[str, str]]  # shell: (flag, value) a command running a shell script passes
+    argv_opt_out_arms: list[tuple[int, int, str, int]]  # Python build script: arms a flag leaves out (argv_opt_outs)
     unread_keys: list[tuple[int, str]]  # Python: (line, key) of dict entries whose key the file spells only there
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)
     config_refs: list[str]  # config files named in strings or launch arguments

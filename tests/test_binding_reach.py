@@ -118,8 +118,10 @@ def test_a_build_of_an_extension_nothing_imports_whose_sources_an_imported_one_c
     assert "builds gemv_only, which no Python file of the project imports" in builds["kernels/csrc/setup.py"].reach_reason
     assert "compiled into quant_engine (kernels/setup.py:3)" in builds["kernels/csrc/setup.py"].reach_reason
     assert builds["kernels/setup.py"].reach == "runs"
-    # imported, the standalone build is the product's
-    files = _tree(**{"kernels/csrc/setup.py": STANDALONE, "pkg/fast.py": "import gemv_only\n"})
+    # imported by a module the entry loads, the standalone build is the product's (an importer nothing loads is
+    # optional itself, and so would be the extension: propagation.extension_fallback)
+    files = _tree(**{"kernels/csrc/setup.py": STANDALONE, "pkg/fast.py": "import gemv_only\n",
+                     "run.py": "import pkg.fast\n" + _tree()["run.py"]})
     report = analyze(write_tree(tmp_path / "imported", files), AnalyzeOptions(jobs=1))
     assert next(f for f in report.findings if f.rule == "OPS020" and f.path == "kernels/csrc/setup.py").reach == "runs"
 

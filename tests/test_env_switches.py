@@ -7,6 +7,7 @@ import pytest
 from ascend_feasibility.analyzer.context.env_switches import env_off
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reporting.localize import phrase
 
 from tests.helpers import write_tree
 
@@ -225,3 +226,54 @@ def test_an_argv_flag_the_file_sets_or_no_flag_keeps_the_build_counted(tmp_path,
     found = _kernel_tree(tmp_path, build=build)
     assert found and all(f.reach == "runs" for f in found)
     assert _by_rule(tmp_path, "OPS062", "setup.py")[11].reach == "runs"
+
+
+# NAFNet's setup.py: the opposite shape, `if '--no_cuda_ext' in sys.argv: ext_modules = [] ... else: [make_cuda_ext(...)]`,
+# with `python setup.py develop --no_cuda_ext` in its README (round 34 B1 17): a plain install builds the extensions,
+# the documented one does not
+OPT_OUT_BUILD = ARGV_BUILD.replace("    if '--cuda_ext' in sys.argv:\n        ext_modules = [", "    if '--no_cuda_ext' in sys.argv:\n"
+                                   "        ext_modules = []\n        sys.argv.remove('--no_cuda_ext')\n    else:\n        ext_modules = [").replace(
+    "        sys.argv.remove('--cuda_ext')\n    else:\n        ext_modules = []\n", "")
+NOT_IN_BUILD = ARGV_BUILD.replace("'--cuda_ext' in sys.argv", "'--no_cuda_ext' not in sys.argv").replace(
+    "sys.argv.remove('--cuda_ext')", "pass")
+README_OPT_OUT = {"README.md": "Install:\n\n```bash\npython setup.py develop --no_cuda_ext\n```\n"}
+
+
+def test_the_opt_out_shape_is_read_as_written():
+    assert "    else:\n        ext_modules = [make_ext(" in OPT_OUT_BUILD and "--cuda_ext'" not in OPT_OUT_BUILD
+    assert "if '--no_cuda_ext' not in sys.argv:\n        ext_modules = [make_ext(" in NOT_IN_BUILD
+
+
+@pytest.mark.parametrize("build", [OPT_OUT_BUILD, NOT_IN_BUILD])
+def test_a_build_arm_the_readmes_install_opts_out_of_is_optional_and_names_the_flag(tmp_path, build):
+    _kernel_tree(tmp_path, build=build, extra={"app/ops.py": "ext = None\n", **README_OPT_OUT})
+    found = _by_rule(tmp_path, "OPS062", "setup.py")[11]  # in make_ext, which only the opt-out arm calls
+    assert found.reach == "optional" and not found.counted
+    assert found.reach_reason.startswith("taken only without `--no_cuda_ext` (sys.argv, line 19), and the project "
+                                         "installs with it: `--no_cuda_ext` passed by the README")
+    assert phrase("zh", found.reach_reason).startswith("仅在未给出 `--no_cuda_ext` 时执行")
+
+
+@pytest.mark.parametrize("build, extra", [
+    (OPT_OUT_BUILD, {}),  # the README installs with `pip install .`: the arm a plain install takes
+    (NOT_IN_BUILD, {}),
+    (OPT_OUT_BUILD + "\nmake_ext('other', ['b.cu'])\n", README_OPT_OUT),  # make_ext is called outside the arm too
+])
+def test_an_opt_out_arm_no_project_line_opts_out_of_stays_counted(tmp_path, build, extra):
+    _kernel_tree(tmp_path, build=build, extra={"app/ops.py": "ext = None\n", **extra})
+    assert _by_rule(tmp_path, "OPS062", "setup.py")[11].reach == "runs"
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import sys\nimport setuptools\nif '--no_ext' in sys.argv:\n    a = 1\nelse:\n    b = 2\n", [(5, 6, "--no_ext", 3)]),
+    ("import sys\nimport setuptools\nif '--no_ext' not in sys.argv:\n    b = 2\n", [(4, 4, "--no_ext", 3)]),
+    ("import sys\nimport setuptools\nif '--no_ext' in sys.argv:\n    a = 1\nelif x:\n    b = 2\nelse:\n    c = 3\n", []),
+    ("import sys\nif '--no_ext' in sys.argv:\n    a = 1\nelse:\n    b = 2\n", []),  # no build script
+    ("import sys\nimport setuptools\nsys.argv.append('--no_ext')\nif '--no_ext' in sys.argv:\n    a = 1\nelse:\n"
+     "    b = 2\n", []),  # the file gives the flag itself
+    ("import sys\nimport setuptools\ndef f():\n    pass\nif '--no_ext' in sys.argv:\n    a = 1\nelse:\n    f()\n",
+     [(7, 8, "--no_ext", 5), (3, 4, "--no_ext", 5)]),  # a function only the arm calls
+])
+def test_which_arms_a_flag_leaves_out(source, expected):
+    from ascend_feasibility.analyzer.context.argv_switches import opt_out_arms
+    assert opt_out_arms(parsing.parse("python", source.encode())) == expected

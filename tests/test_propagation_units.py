@@ -12,6 +12,7 @@ from ascend_feasibility.analyzer.context import propagation as pr
 from ascend_feasibility.analyzer.context.project import FileContext, ProjectContext
 from ascend_feasibility.analyzer.core.findings import Place
 from ascend_feasibility.analyzer.core.models import EffortHours, Finding, ReplacementText, Text
+from ascend_feasibility.analyzer.reporting.localize import phrase
 from ascend_feasibility.domains.phases.facts import module_name
 
 FEATURES = frozenset({"attention"})
@@ -51,6 +52,7 @@ class Facts:
     option_arms: list = field(default_factory=list)
     launch_flags: list = field(default_factory=list)
     shell_opt_in_arms: list = field(default_factory=list)
+    argv_opt_out_arms: list = field(default_factory=list)
     script_flags: list = field(default_factory=list)
     unread_keys: list = field(default_factory=list)
     option_values: list = field(default_factory=list)
@@ -494,6 +496,40 @@ def test_an_extension_imported_by_a_guarded_module_falls_back_with_its_importer(
     assert pr.extension_fallback({"lightconv_cuda"}, facts, context(), guarded) == (
         "the project falls back to LightweightConv1dTBC (pkg/lightweight.py:5) where the extension does not import")
     assert pr.extension_fallback({"lightconv_cuda"}, facts, context(), {}) is None  # not guarded: required
+
+
+def test_an_extension_only_optional_modules_import_takes_their_reach():
+    # Swin: window_process.py imports swin_window_process; the model imports window_process.py in a try whose
+    # handler sets None, so the importer is guarded optional with no named fallback; unit_test.py is a test
+    facts = [Facts("models/swin.py", imports=["kernels.window_process.window_process"]),
+             Facts("kernels/window_process/window_process.py", imports=["torch", "swin_window_process"]),
+             Facts("kernels/window_process/unit_test.py", imports=["swin_window_process"])]
+    roles = {"kernels/window_process/unit_test.py": "test"}
+    guarded = {"kernels/window_process/window_process.py": ("optional", "imported only behind guards with a fallback: "
+                                                            "models/swin.py")}
+    assert pr.extension_fallback({"swin_window_process"}, facts, context(roles), guarded) == (
+        "imported only by kernels/window_process/window_process.py, itself optional (imported only behind guards "
+        "with a fallback: models/swin.py): the project runs without the extension")
+    # the same importer rated optional by the context (an unloaded module) rather than by a guard
+    optional = context({**roles, "kernels/window_process/window_process.py": "product"},
+                       {"kernels/window_process/window_process.py": "optional"})
+    assert pr.extension_fallback({"swin_window_process"}, facts, optional, {}).startswith(
+        "imported only by kernels/window_process/window_process.py, itself optional")
+    why = pr.extension_fallback({"swin_window_process"}, facts, context(roles), guarded)
+    zh = phrase("zh", why)
+    assert "itself optional" not in zh and "仅在带回退的保护条件下导入" in zh  # and the reason inside it
+
+
+@pytest.mark.parametrize("extra, guarded_reach, required", [
+    (Facts("train.py", imports=["swin_window_process"]), "optional", True),  # another importer runs without fallback
+    (None, "cuda-only-guarded", True),  # a guard of another kind is not an optional importer
+    (None, "optional", False),
+])
+def test_what_an_optional_importer_depends_on(extra, guarded_reach, required):
+    facts = [Facts("kernels/window_process.py", imports=["swin_window_process"]), *([extra] if extra else [])]
+    found = pr.extension_fallback({"swin_window_process"}, facts, context(),
+                                  {"kernels/window_process.py": (guarded_reach, "why")})
+    assert (found is None) == required
 
 
 def _fallback_of(path, facts, guarded):

@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.argv_opt_outs import passed_opt_out_arms
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.bundled_projects import (
     host_imports,
@@ -178,6 +179,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
     switched = switched_options(facts, context, switches_on, with_choices=True)
+    for path, arms in passed_opt_out_arms(facts, switches_on).items():  # `else` of `'--no_cuda_ext' in sys.argv`
+        unpassed.setdefault(path, []).extend(arms)
     for path, arms in table_arms_off(facts, context, switches_on).items():  # `if envs.NVTX_PROFILE:`, off in its table
         switched.setdefault(path, []).extend((*arm, False) for arm in arms)
     if switched:
@@ -796,13 +799,15 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     libnat), through modules imported only so (lightconv_layer.py, imported only by LightweightConv's guarded try), or
     through the callers of the helper that imports it, each of which catches the failure and skips the step (sam2's
     get_connected_components, called only in trys that warn and carry on), or in modules only backends the project's
-    NPU platform never selects load (platform_selectors.py). None when nothing imports it, or an import runs with no
-    fallback: the extension is then required. `index`: import_index(facts), where it is at hand."""
+    NPU platform never selects load (platform_selectors.py), or only in product modules the report already rates
+    optional (Swin's window_process.py, behind the model's guarded import). None when nothing imports it, or an import
+    runs with no fallback: the extension is then required. `index`: import_index(facts), where it is at hand."""
     fallback = None
     skipped: list[tuple[str, int]] = []
     helpers: list[str] = []
     gates: list[tuple[str, tuple]] = []
     unselected: list[str] = []  # importers only backends the NPU platform never selects load
+    optional: list[tuple[str, str]] = []  # importers the report already rates optional, and why
     imported = False
     # the module, a module inside it, or it inside a package: str's endswith/startswith take a tuple (one C call each)
     suffixes, prefixes = tuple(f".{n}" for n in names), tuple(f"{n}." for n in names)
@@ -811,6 +816,8 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     for f in [facts[position] for position in sorted({p for m in matched for p in index.modules[m]})]:  # files' order
         importer = context.of(f.path)
         if importer.role not in COUNTED_ROLES or importer.reach != "runs":
+            if importer.role in COUNTED_ROLES and importer.reach == "optional":
+                optional.append((f.path, importer.reason or ""))
             continue
         for module in f.imports:
             if not (module in names or module.endswith(suffixes) or module.startswith(prefixes)):
@@ -827,6 +834,9 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
             if found is not None:
                 fallback = fallback or found
                 continue
+            if f.path in guarded and guarded[f.path][0] == "optional":  # behind a guard with no named fallback
+                optional.append((f.path, guarded[f.path][1]))
+                continue
             gate = gated_handle(f, module, facts, context)
             if gate is not None:
                 gates.append((f.path, gate))
@@ -838,13 +848,15 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
             skipped += sites
             helpers.append(helper)
     if not imported:
-        return None
+        return _optional_importers_reason(optional) if optional else None
     if fallback is not None:
         path, line, name = fallback
         return f"the project falls back to {name} ({path}:{line}) where the extension does not import"
     if gates:
         return gate_reason(*min(gates, key=lambda g: (g[0], g[1][5])))
     if not skipped:
+        if optional:
+            return _optional_importers_reason(optional)
         return imported_reason(", ".join(sorted(set(unselected))[:3])) if unselected else None
     where = ", ".join(f"{path}:{line}" for path, line in sorted(set(skipped))[:4])
     called = ", ".join(f"{name}()" for name in sorted(set(helpers)))
@@ -896,6 +908,14 @@ def _caught_everywhere(helper: str, owner: ModuleFacts, facts: list[ModuleFacts]
             return None
         sites.append((f.path, f.caught_calls[helper]))
     return sites or None
+
+
+def _optional_importers_reason(importers: list[tuple[str, str]]) -> str:
+    """Why an extension only optional modules import need not run: theirs (Swin's window_process.py, imported only
+    behind the model's guarded import, is the only product module importing swin_window_process)."""
+    shown = ", ".join(path for path, _ in importers[:3]) + (f" and {len(importers) - 3} more" if len(importers) > 3 else "")
+    why = importers[0][1] or "optional"
+    return f"imported only by {shown}, itself optional ({why}): the project runs without the extension"
 
 
 def _fallback_of(path: str, facts: list[ModuleFacts], guarded: dict[str, tuple[str, str]],

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.context.written_names import plain_words, word_string_of_bytes
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
+from ascend_feasibility.domains.custom_ops.absent_sources import sourceless_builds
 from ascend_feasibility.domains.custom_ops.binding_reach import (
     orphan_extensions,
     redundant_builds,
@@ -88,6 +89,8 @@ class CustomOpsDomain(Domain):
         for path, place in redundant_builds(merged, run).items():
             run.guarded.setdefault(path, place)
         for path, place in orphan_extensions(merged, run).items():
+            run.guarded.setdefault(path, place)
+        for path, place in sourceless_builds(merged, run).items():  # builds of sources the tree does not hold
             run.guarded.setdefault(path, place)
         for path, place in unreached_builds(merged, run).items():  # built only by modules nothing running loads
             run.guarded.setdefault(path, place)

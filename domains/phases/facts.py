@@ -29,6 +29,7 @@ from ascend_feasibility.analyzer.context import (
     unread_keys,
     version_arms,
 )
+from ascend_feasibility.analyzer.context.argv_switches import opt_out_arms
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.commented_imports import commented_imports
 from ascend_feasibility.analyzer.context.copy_reach import copy_folder
@@ -299,6 +300,9 @@ class PhaseFacts:
     # flag or "", condition); and the (flag, value) pairs each command running a shell script passes (shell_opt_ins.py)
     shell_opt_in_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
     script_flags: list[tuple[str, str]] = field(default_factory=list)
+    # Python build script: arms taken only while a flag is not given (`else` of `if '--no_cuda_ext' in sys.argv:`) and
+    # the functions only they call: (first, last, flag, line of the test) (argv_switches.opt_out_arms)
+    argv_opt_out_arms: list[tuple[int, int, str, int]] = field(default_factory=list)
     # Python: (line, key) of string-valued dict entries whose key the file spells nowhere else (unread_keys.py)
     unread_keys: list[tuple[int, str]] = field(default_factory=list)
     # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
@@ -458,6 +462,7 @@ class PhaseFacts:
         self.launch_overrides += other.launch_overrides
         self.shell_opt_in_arms += other.shell_opt_in_arms
         self.script_flags += other.script_flags
+        self.argv_opt_out_arms += other.argv_opt_out_arms
         self.unread_keys += other.unread_keys
         self.env_carriers += other.env_carriers
         self.launch_commands += other.launch_commands
@@ -1044,6 +1049,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
         facts.gated_handles = gated_handles(unit.tree(), unit.source.text)
         facts.backend_selectors = file_selectors(unit.tree(), unit.source.text)
         facts.platform_methods = platform_methods(unit.tree(), unit.source.text)
+    if "sys.argv" in unit.source.text:  # a build script's arms a plain install takes, unless a flag is given
+        facts.argv_opt_out_arms = opt_out_arms(unit.tree())
     if "cuda" in unit.source.text or "nccl" in unit.source.text:  # dict entries whose key nothing else spells
         facts.unread_keys = unread_keys.entries(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
