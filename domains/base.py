@@ -25,6 +25,7 @@ from tree_sitter import Node
 
 if TYPE_CHECKING:  # these import this module themselves
     from ascend_feasibility.analyzer.context import ProjectContext
+    from ascend_feasibility.analyzer.context.bundled_projects import BundledCopies
     from ascend_feasibility.analyzer.core.findings import FindingFactory
     from ascend_feasibility.analyzer.reading.config import ProjectConfig
 
@@ -363,6 +364,8 @@ class ProjectRun:
     calibration: list[RuleCalibration]
     has_manifest: bool
     choice: TargetChoice
+    packages: frozenset[str]  # the import graph's package folders (unloaded.package_folders, the build's source roots read)
+    copies: BundledCopies  # the bundled copies of other projects in the tree (bundled_projects.bundled_copies)
     facts: dict[str, list] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # every file the run found, read or not (the project's layout)
     unscanned: tuple[str, ...] = ()  # folders of git submodules the tree does not hold (reading/submodules.py)

@@ -604,3 +604,31 @@ def test_a_bundled_copys_readme_is_documentation(tmp_path):
                                                        "FlowNet = torch.nn.Identity\n")})
     own = [f for f in run(write(tmp_path / "own", tree)).findings if f.path == f"{COPY}/README.md"]
     assert own and "docs" not in {f.role for f in own}
+
+
+def test_a_recipe_in_a_namespace_package_of_a_package_dir_root_is_no_entry_of_the_plan(tmp_path):
+    # lib/arcface_torch/ has no __init__.py: it is a package only as a namespace package in the build's root lib/
+    # (pyproject package-dir), which the plan must read as the propagation does: its trainer is then neither an
+    # entry file of the port nor counted (before, the plan read packages under src/ only and kept it an entry)
+    recipe = "lib/arcface_torch"
+    tree = host(recipe, **{"pyproject.toml": '[project]\nname = "host"\n[tool.setuptools.package-dir]\n"" = "lib"\n'})
+    del tree["lib/__init__.py"]
+    tree["inference.py"] = tree["inference.py"].replace(f"from {recipe.replace('/', '.')}.", "from arcface_torch.")
+    report = run(write(tmp_path, tree))
+    assert reaches(report)[f"{recipe}/train.py"] == {"optional"}
+    assert {e.path for e in report.phase_matrix.entries} == {"inference.py"}
+    assert report.effort.main_phase == "inference"
+
+
+def test_the_copies_are_found_once_per_run_for_every_pass_that_reads_them(tmp_path, monkeypatch):
+    # the propagation (scripts, loose files, the host's imports), the dependency matrix and the phase plan read the
+    # one BundledCopies the core builds with the run (ProjectRun.copies), never a scope of their own
+    import ascend_feasibility.analyzer.context.bundled_projects as bundled
+
+    calls = []
+    found = bundled.bundled_project_folders
+    monkeypatch.setattr(bundled, "bundled_project_folders", lambda *args: calls.append(args) or found(*args))
+    report = run(write(tmp_path, host()))
+    assert len(calls) == 1
+    assert {e.path for e in report.phase_matrix.entries} == {"inference.py"}
+    assert reaches(report)[f"{RECIPE}/train.py"] == {"optional"}

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Protocol
 
@@ -64,23 +65,50 @@ class _Facts(Protocol):
     dotted_words: list[str]
 
 
-def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modules: Iterable[str] = (),
-                       others: Iterable[str] = (), documented: Iterable[str] = (),
-                       worked_in: Iterable[str] = ()) -> dict[str, str]:
-    """path → why, for the scripts (a `__main__` guard, top-level work, a shell launcher or installer) of a bundled
-    project's folder that nothing outside it launches, no console entry names and the root README does not run
-    (`documented`). `others`: more paths to judge, files without facts (the copy's README.md, its environment files):
-    the upstream project's documentation and environment, never the host's, unless the host launches them by name.
-    `worked_in`: the folders the root README's commands `cd` into (readme_runs.worked_in_folders), the project's own
-    however it is packaged (round 33 zero123: 3drec/ puts the zero123/ the README works in on sys.path)."""
+@dataclass(frozen=True)
+class BundledCopies:
+    """The bundled copies of other projects in one run's tree, found once (bundled_copies) and read by every pass that
+    judges paths against them (propagation.py, the dependency matrix, the phase plan): which folders are copies, what
+    the host imports of each, and which scripts something outside them launches."""
+
+    recipes: frozenset[str] = frozenset()  # bundled_project_folders: copies with launchers of their own
+    on_path: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)  # copy on sys.path → (module, importer)
+    folders: frozenset[str] = frozenset()  # both, less the folders the root README works in: the copies judged
+    outside: frozenset[str] = frozenset()  # names of the scripts a file outside every copy launches
+    unreached: dict[str, tuple[str, ...]] = field(default_factory=dict)  # copy → its modules the host's imports miss
+    imported: dict[str, tuple[str, ...]] = field(default_factory=dict)  # copy outside any package → what the host imports through it
+
+
+def bundled_copies(facts: Iterable[_Facts], packages: set[str], worked_in: Iterable[str] = ()) -> BundledCopies:
+    """`packages`: unloaded.package_folders(facts, context.source_roots). `worked_in`: the folders the root README's
+    commands `cd` into (readme_runs.worked_in_folders), the project's own however it is packaged (round 33 zero123:
+    3drec/ puts the zero123/ the README works in on sys.path)."""
     facts = list(facts)
-    on_path = sys_path_copies(facts)
+    recipes = bundled_project_folders(facts, packages)
+    on_path = {folder: frozenset(imports) for folder, imports in _sys_path_imports(facts).items()}
     worked_in = tuple(worked_in)
-    folders = {folder for folder in bundled_project_folders(facts, packages) | set(on_path)
-               if not any(own == folder or own.startswith(folder + "/") for own in worked_in)}
+    folders = frozenset(folder for folder in recipes | set(on_path)
+                        if not any(own == folder or own.startswith(folder + "/") for own in worked_in))
+    if not folders:
+        return BundledCopies(frozenset(recipes), on_path)
+    imported = {folder: tuple(sorted(imported_through(folder, facts))) for folder in folders if folder not in on_path}
+    return BundledCopies(frozenset(recipes), on_path, folders, frozenset(outside_launches(facts, set(folders))),
+                         {folder: tuple(_unreached_modules(folder, facts, on_path)) for folder in folders},
+                         {folder: names for folder, names in imported.items()
+                          if names and str(PurePosixPath(folder).parent) not in packages and folder not in packages})
+
+
+def unlaunched_scripts(facts: Iterable[_Facts], copies: BundledCopies, console_modules: Iterable[str] = (),
+                       others: Iterable[str] = (), documented: Iterable[str] = ()) -> dict[str, str]:
+    """path → why, for the scripts (a `__main__` guard, top-level work, a shell launcher or installer) of a bundled
+    project's folder (`copies`: bundled_copies of the same facts) that nothing outside it launches, no console entry
+    names and the root README does not run (`documented`). `others`: more paths to judge, files without facts (the
+    copy's README.md, its environment files): the upstream project's documentation and environment, never the host's,
+    unless the host launches them by name."""
+    folders = copies.folders
     if not folders:
         return {}
-    outside = outside_launches(facts, folders)
+    outside = copies.outside
     consoles, run = set(console_modules), set(documented)
     found = {}
     for f in facts:
@@ -88,28 +116,28 @@ def unlaunched_scripts(facts: Iterable[_Facts], packages: set[str], console_modu
         if folder is None or PurePosixPath(f.path).name in outside or f.module in consoles or f.path in run:
             continue
         if not f.path.endswith(".py") or f.main_guard or f.top_level_code:  # a .py file is run only by its own code
-            found[f.path] = _why(folder, f.path, facts, packages, on_path)
+            found[f.path] = _why(folder, f.path, copies)
     for folder in folders:  # the copy's modules neither the host's imports nor the modules they load reach
-        for path in _unreached_modules(folder, facts):
+        for path in copies.unreached[folder]:
             if path not in found and path not in run and PurePosixPath(path).name not in outside:
-                found[path] = _why(folder, path, facts, packages, on_path)
+                found[path] = _why(folder, path, copies)
     for path in others:
         folder = next((folder for folder in folders if path.startswith(folder + "/")), None)
         if folder is not None and path not in found and path not in run and PurePosixPath(path).name not in outside:
-            found[path] = _why(folder, path, facts, packages, on_path)
+            found[path] = _why(folder, path, copies)
     return found
 
 
-def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
+def _unreached_modules(folder: str, facts: list[_Facts], on_path: dict[str, frozenset[tuple[str, str]]]) -> list[str]:
     """The Python files of the folder that the host's imports of it (through the folder by dotted name, or by the
     file's name from the analysed root) do not load, following the copy's own imports by their names from the analysed
     root and from the copy's root (its scripts import `utils.dist_utils` from there). Nothing where the host imports
-    nothing of it: the import graph decides then."""
+    nothing of it: the import graph decides then. `on_path`: _sys_path_imports(facts)."""
     inside = {f.path: f for f in facts if f.path.endswith(".py") and f.path.startswith(folder + "/")}
     by_module = {f.module: f.path for f in facts if f.module}
     starts = {target for f in facts if f.path.endswith(".py") and f.path not in inside
               for target in _targets(f.imports, by_module) if target in inside}
-    starts |= set(_through_paths(folder, facts)) | set(_sys_path_paths(folder, facts))
+    starts |= set(_through_paths(folder, facts)) | set(_sys_path_paths(folder, facts, on_path))
     if not starts:
         return []
     by_module |= {".".join(PurePosixPath(path[len(folder) + 1:]).with_suffix("").parts).removesuffix(".__init__"): path
@@ -124,15 +152,14 @@ def _unreached_modules(folder: str, facts: list[_Facts]) -> list[str]:
     return [path for path in inside if path not in reached]
 
 
-def _why(folder: str, path: str, facts: list[_Facts], packages: set[str], on_path: dict[str, set[str]]) -> str:
-    """`on_path`: sys_path_copies' folders and the modules the host imports from each."""
-    if folder in on_path:
-        names = sorted(on_path[folder])
+def _why(folder: str, path: str, copies: BundledCopies) -> str:
+    if folder in copies.on_path:
+        names = sorted({module for module, _ in copies.on_path[folder]})
         return (f"part of the bundled copy of {folder}/ (another project with its own packaging or environment files, "
                 f"which the project puts on sys.path); the project imports only {', '.join(names[:3])}"
                 f"{' …' if len(names) > 3 else ''}")
-    imported = sorted(imported_through(folder, facts))
-    if str(PurePosixPath(folder).parent) in packages or folder in packages or not imported:
+    imported = copies.imported.get(folder)
+    if not imported:  # inside a package of the host, or nothing imports through it
         return (f"bundled {folder}/ (another project's recipe with its own launcher, inside a package of this one): "
                 f"the project never launches {PurePosixPath(path).name}")
     return (f"part of the bundled copy of {folder}/ (another project with its own launchers); the project imports "
@@ -211,16 +238,17 @@ def through_imports(folder: str, facts: Iterable[_Facts]) -> set[tuple[str, str]
     return found
 
 
-def host_imports(facts: Iterable[_Facts], packages: set[str]) -> dict[str, set[str]]:
+def host_imports(facts: Iterable[_Facts], copies: BundledCopies) -> dict[str, set[str]]:
     """path → the files outside a bundled folder that import it through the folder by dotted name (a namespace path the
-    import index does not resolve from the importer's folder): the host's imports of the copy, which keep their reach."""
+    import index does not resolve from the importer's folder): the host's imports of the copy, which keep their reach.
+    `copies`: bundled_copies of the same facts."""
     facts = list(facts)
     found: dict[str, set[str]] = {}
-    for folder in bundled_project_folders(facts, packages):
+    for folder in copies.recipes:
         for path, importers in _through_paths(folder, facts).items():
             found.setdefault(path, set()).update(importers)
-    for folder in sys_path_copies(facts):  # and by a name relative to a copy's root the host puts on sys.path
-        for path, importers in _sys_path_paths(folder, facts).items():
+    for folder in copies.on_path:  # and by a name relative to a copy's root the host puts on sys.path
+        for path, importers in _sys_path_paths(folder, facts, copies.on_path).items():
             found.setdefault(path, set()).update(importers)
     return found
 
@@ -279,11 +307,12 @@ def _module_path(folder: str, module: str, paths: set[str]) -> str | None:
     return next((p for p in (f"{base}.py", f"{base}/__init__.py") if p in paths), None)
 
 
-def _sys_path_paths(folder: str, facts: list[_Facts]) -> dict[str, set[str]]:
-    """The host's imports of a copy on sys.path as path → importers."""
+def _sys_path_paths(folder: str, facts: list[_Facts], on_path: dict[str, frozenset[tuple[str, str]]]
+                    ) -> dict[str, set[str]]:
+    """The host's imports of a copy on sys.path (`on_path`: _sys_path_imports(facts)) as path → importers."""
     paths = {f.path for f in facts}
     found: dict[str, set[str]] = {}
-    for module, importer in _sys_path_imports(facts).get(folder, ()):
+    for module, importer in on_path.get(folder, ()):
         path = _module_path(folder, module, paths)
         if path is not None:
             found.setdefault(path, set()).add(importer)

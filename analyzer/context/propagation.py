@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.argv_opt_outs import passed_opt_out_arms
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.bundled_projects import (
+    BundledCopies,
+    bundled_copies,
     host_imports,
     unimported_projects,
     unlaunched_scripts,
@@ -98,18 +100,21 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                     factory: FindingFactory, feature_domains: frozenset[str],
                     guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "",
                     declared: frozenset[str] = frozenset(), packages: set[str] | None = None,
-                    unreached: dict[str, list[tuple[int, int, str]]] | None = None) -> list[Finding]:
+                    unreached: dict[str, list[tuple[int, int, str]]] | None = None,
+                    copies: BundledCopies | None = None) -> list[Finding]:
     """`guarded`: guarded_modules(facts, context) when the caller has it already; `distribution`: the name the
     project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports;
     `packages`: unloaded.package_folders(facts), likewise; `unreached`: path → (first line, last line, why) of code
-    the rooms found nothing reaches (native code only uncalled bindings reach: custom_ops/binding_reach.py)."""
+    the rooms found nothing reaches (native code only uncalled bindings reach: custom_ops/binding_reach.py);
+    `copies`: bundled_projects.bundled_copies(facts, packages, context.readme_folders), likewise."""
     packages = package_folders(facts, context.source_roots) if packages is None else packages
+    copies = bundled_copies(facts, packages, context.readme_folders) if copies is None else copies
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
             referrers[ref.strip("/")].add(f.path)
     if guarded is None:
-        guarded = guarded_modules(facts, context, packages=packages)
+        guarded = guarded_modules(facts, context, packages=packages, copies=copies)
     # the native sources of a bundled project nothing of the host reaches (bundled_projects.py): they have no facts
     native = {f.path for f in findings if f.path.endswith(NATIVE_SUFFIXES)}
     bundled_native = unimported_projects(facts, others=native, documented=context.readme_launches) if native else {}
@@ -118,8 +123,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     # a bundled copy's README and environment files (bundled_projects.py): the upstream's, not the host's; no facts
     with_facts = {f.path for f in facts}
     loose = {f.path for f in findings if f.path not in with_facts}
-    bundled_loose = unlaunched_scripts(facts, packages, others=loose, documented=context.readme_launches,
-                                       worked_in=context.readme_folders) if loose else {}
+    bundled_loose = unlaunched_scripts(facts, copies, others=loose, documented=context.readme_launches) if loose else {}
     if bundled_loose:
         guarded = dict(guarded) | {path: ("optional", why) for path, why in bundled_loose.items() if path in loose}
         # its README and other documents are the upstream's documentation: role docs, never counted
@@ -644,12 +648,16 @@ def _imported_beside(facts: list[ModuleFacts], context: ProjectContext) -> dict[
 
 def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_modules: tuple[str, ...] = (),
                     distribution: str = "", packages: set[str] | None = None,
-                    deployments: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
+                    deployments: dict[str, str] | None = None,
+                    copies: BundledCopies | None = None) -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count. `packages`:
     unloaded.package_folders(facts) when the caller has it already. `deployments`: path → why of the files a hosted
-    platform's manifest names as its predictor (hosted_predictors.py): optional where no product code imports them."""
+    platform's manifest names as its predictor (hosted_predictors.py): optional where no product code imports them.
+    `copies`: bundled_projects.bundled_copies(facts, packages, context.readme_folders), likewise."""
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
+    copies = bundled_copies(facts, packages, context.readme_folders) if copies is None else copies
     by_module = modules_by_name(facts)
     twins = module_copies(facts)  # path → (name, copies): which copy an import loads (module_copies.py)
     # backends only the other platforms of the project select by name (platform_selectors.py)
@@ -680,8 +688,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                 if path != f.path and not _inside_package(f.path, path):
                     imports[path].append((f.path, reach))
     # the host's imports of a bundled copy through its namespace folders (bundled_projects.py): they load the module
-    for path, importers in host_imports(facts, package_folders(facts, context.source_roots) if packages is None
-                                        else packages).items():
+    for path, importers in host_imports(facts, copies).items():
         imports[path] += [(importer, "runs") for importer in importers if context.of(importer).role in COUNTED_ROLES
                           and context.of(importer).reach == "runs"]
     for path, platform in choice.selectors.items():  # the platform's selection is a load of the module by name
@@ -707,7 +714,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     for path, why in unbuilt_extension_modules(facts, context, console_modules).items():
         result.setdefault(path, ("optional", why))
     # modules whose top-level import names a module of their own package that the project lacks (missing_modules.py)
-    for path, why in missing_module_importers(facts, context, package_folders(facts, context.source_roots) if packages is None else packages).items():
+    for path, why in missing_module_importers(facts, context, packages).items():
         result.setdefault(path, ("optional", why))
     # vendored copies that cannot be imported (vendored.py), where nothing outside the copy imports them
     unimportable = unimportable_modules(facts, context)
@@ -716,16 +723,13 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
             result.setdefault(path, ("optional", why))
     # the scripts of another project's recipe bundled inside a package, which nothing of the host launches
     # (bundled_projects.py): optional, and so is what only they import
-    for path, why in unlaunched_scripts(facts, package_folders(facts, context.source_roots) if packages is None
-                                        else packages, console_modules, documented=context.readme_launches,
-                                        worked_in=context.readme_folders).items():
+    for path, why in unlaunched_scripts(facts, copies, console_modules, documented=context.readme_launches).items():
         if path not in result:
             result[path] = ("optional", why)
             unrun.add(path)  # what only they import is no entry's either
     # the scripts of a copied model package the host uses only as a library (bundled_projects.py): optional, and so
     # is what only they import
-    for path, why in unrun_package_scripts(facts, package_folders(facts, context.source_roots) if packages is None
-                                           else packages, console_modules, context.readme_launches,
+    for path, why in unrun_package_scripts(facts, packages, console_modules, context.readme_launches,
                                            distribution).items():
         if path not in result:
             result[path] = ("optional", why)

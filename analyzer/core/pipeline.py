@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.backend_images import other_backend_images
+from ascend_feasibility.analyzer.context.bundled_projects import bundled_copies
 from ascend_feasibility.analyzer.context.engine_forks import engine_forks, fold_forks
 from ascend_feasibility.analyzer.context.hosted_notebooks import hosted_notebooks
 from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
@@ -232,17 +233,19 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         domain.read_later(facts[domain.name], source)
     if choice is None:  # the user named the target: every declaration is read for the pins' conflicts only
         choice = _target_choice(worker.domains, facts)
+    modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
+    packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
+    copies = bundled_copies(modules, packages, context.readme_folders)  # likewise, and by the rooms
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
-                     calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts,
+                     calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice,
+                     packages=frozenset(packages), copies=copies, facts=facts,
                      paths=tuple(f.path for f in found.files),
                      unscanned=tuple(s.path.rstrip("/") for s in found.skipped if s.reason == SUBMODULE_REASON),
                      nested={folder: worker.kb.resolve_target(version) for folder, version in worker.nested})
-    modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
-    packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
     backends = load_context_conventions().backends
     predictors = {**hosted_predictors(found.files, backends), **hosted_notebooks(modules, backends)}
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
-                                                 config.distribution, packages, predictors), modules
+                                                 config.distribution, packages, predictors, copies), modules
     for domain in worker.domains:
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
@@ -258,7 +261,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     for path, ranges in readme_alternative_configs(config.readme, run.paths, modules, declared).items():
         unreached[path] = [*unreached.get(path, []), *ranges]  # a DeepSpeed config only a README alternative passes
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
-                               config.distribution, declared, packages, unreached)
+                               config.distribution, declared, packages, unreached, copies)
     route = backends.nvidia_serving_route
     kits = nvidia_kits(modules, context, backends, packages, found.files, root)
     findings = fold_kits(findings, kits, worker.factory, Text(en=route.en, zh=route.zh) if route is not None else None)

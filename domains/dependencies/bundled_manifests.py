@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ascend_feasibility.analyzer.context.bundled_projects import unlaunched_scripts
-from ascend_feasibility.analyzer.context.unloaded import package_folders
 from ascend_feasibility.domains.base import ProjectRun
 
 
@@ -24,7 +23,5 @@ def bundled_manifests(run: ProjectRun, paths: Iterable[str], installs: frozenset
     paths = {path for path in paths if path not in installs}
     if not paths or not run.modules:
         return frozenset()
-    packages = package_folders(run.modules, run.context.source_roots)
-    copies = unlaunched_scripts(run.modules, packages, others=paths, documented=run.context.readme_launches,
-                                worked_in=run.context.readme_folders)
+    copies = unlaunched_scripts(run.modules, run.copies, others=paths, documented=run.context.readme_launches)
     return frozenset(path for path in copies if path in paths)

@@ -59,7 +59,8 @@ class PhasesDomain(Domain):
         plan = plan_fields(run.findings, run.published["dependency_matrix"], run.facts[self.name], run.config,
                            run.calibration, run.published["kernels"], list(run.context.npu_files), run.context.own_packages,
                            found.others if found is not None else (), tuple(run.nested),
-                           usage_order(run.config.readme, list(run.paths)) if run.config.readme else (), run.unscanned)
+                           usage_order(run.config.readme, list(run.paths)) if run.config.readme else (), run.unscanned,
+                           packages=run.packages, copies=run.copies)
         run.findings = plan.pop("findings")
         if found is not None:
             plan["effort"] = plan["effort"].model_copy(update={"generation": PricedGeneration(

@@ -14,11 +14,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts, unrun_package_scripts
+from ascend_feasibility.analyzer.context.bundled_projects import (
+    BundledCopies,
+    unimported_projects,
+    unlaunched_scripts,
+    unrun_package_scripts,
+)
 from ascend_feasibility.analyzer.context.project_scope import config_file, parse_site, setting_files
-from ascend_feasibility.analyzer.context.readme_runs import launched_files, worked_in_folders
+from ascend_feasibility.analyzer.context.readme_runs import launched_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
-from ascend_feasibility.analyzer.context.unloaded import configs_naming, import_names, package_folders, registry_applications
+from ascend_feasibility.analyzer.context.unloaded import configs_naming, import_names, registry_applications
 from ascend_feasibility.analyzer.core.models import (
     PHASES,
     SEVERITIES,
@@ -70,12 +75,13 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
                 config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
                 npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset(),
                 apart: tuple[str, ...] = (), nested: tuple[str, ...] = (), launched: tuple[str, ...] = (),
-                unscanned: tuple[str, ...] = ()) -> dict:
+                unscanned: tuple[str, ...] = (), *, packages: frozenset[str], copies: BundledCopies) -> dict:
     """The report's planning fields, with each finding's phases (and measured calibration) applied. `apart`: folders
     of generations not priced (domains/phases/generations.py): their entry points are no entry files of the port.
     `nested`: folders of nested projects on a torch line of their own, priced apart and left out of the verdict.
     `launched`: the files the README's runner commands launch, in order (the headline's phase: estimate.main_phase).
-    `unscanned`: folders of git submodules not checked out (a caveat in the verdict where product code imports them)."""
+    `unscanned`: folders of git submodules not checked out (a caveat in the verdict where product code imports them).
+    `packages`, `copies`: the run's package folders and bundled copies (ProjectRun), as the propagation reads them."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
     beside_package = has_root_package(f.path for f in facts)
@@ -89,9 +95,8 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         return role
 
     documented = launched_files(config.readme, [f.path for f in facts]) if config.readme else ()
-    worked_in = worked_in_folders(config.readme, [f.path for f in facts]) if config.readme else ()
-    assignment = assign_phases(facts, config.phases, config.console_modules, role_of, documented, config.distribution,
-                               worked_in)
+    assignment = assign_phases(facts, config.phases, config.console_modules, packages, copies, role_of, documented,
+                               config.distribution)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
     shared: dict[tuple[str, ...], list[str]] = {}  # one list per distinct phase set, not one per finding
     for finding in findings:
@@ -124,13 +129,13 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     }
 
 
-def _table_plugins(facts: list[PhaseFacts], console_modules: list[str]) -> set[str]:
+def _table_plugins(facts: list[PhaseFacts], console_modules: list[str], packages: frozenset[str]) -> set[str]:
     """The modules of a program's plugin folder (unloaded.registry_applications: lmms-eval's model adapters): the
     program loads by name the one its command names, and never one its table leaves out, so none is an entry file of
     the port."""
     if not any(f.plugin_tables for f in facts):
         return set()
-    return set(registry_applications(facts, package_folders(facts), tuple(console_modules))[1])
+    return set(registry_applications(facts, set(packages), tuple(console_modules))[1])
 
 
 def priced_entries(entries: list[PhaseEntry], apart: tuple[str, ...]) -> list[PhaseEntry]:
@@ -157,11 +162,12 @@ class PhaseAssignment:
 
 
 def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
+                  packages: frozenset[str], copies: BundledCopies,
                   role_of: Callable[[str], str] = lambda path: "product", documented: Iterable[str] = (),
-                  distribution: str = "", worked_in: Iterable[str] = ()) -> PhaseAssignment:
-    """`documented`: the files the root README's runner commands launch (readme_runs.launched_files); `distribution`:
-    the name the project publishes (pyproject's [project] name); `worked_in`: the folders its commands `cd` into
-    (readme_runs.worked_in_folders)."""
+                  distribution: str = "") -> PhaseAssignment:
+    """`packages`, `copies`: the run's package folders (unloaded.package_folders) and bundled copies of other
+    projects (bundled_projects.bundled_copies); `documented`: the files the root README's runner commands launch
+    (readme_runs.launched_files); `distribution`: the name the project publishes (pyproject's [project] name)."""
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module, by_folder = _modules_by_name(python)
     resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
@@ -170,16 +176,15 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
              for path, f in python.items()}
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
-    imported |= _table_plugins(facts, console_modules)  # loaded by the program's plugin table: no entry of its own
+    imported |= _table_plugins(facts, console_modules, packages)  # loaded by the program's plugin table: no entry of its own
     configured = _configured_modules(facts, by_module, role_of)
     imported |= configured.keys()  # built by a config's `target:` string: imported by the config's referrer
     consoles = {by_module[name] for name in console_modules if name in by_module}  # a src layout's depth_pro.cli
     # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them, or a copy the
     # host puts on sys.path (which needs no launcher of its own)
-    packages = package_folders(facts)
-    bundled = unlaunched_scripts(facts, packages, console_modules, documented=documented, worked_in=worked_in)
+    bundled = unlaunched_scripts(facts, copies, console_modules, documented=documented)
     # a copied model package's own scripts, where the host uses the package as a library (bundled_projects.py)
-    bundled |= unrun_package_scripts(facts, packages, console_modules, documented, distribution)
+    bundled |= unrun_package_scripts(facts, set(packages), console_modules, documented, distribution)
     bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
     run = _run_by_name(facts, documented)
     libraries = _library_modules(graph, role_of) | configured.keys()
