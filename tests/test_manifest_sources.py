@@ -9,7 +9,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import manifests, parsing
 from ascend_feasibility.analyzer.reading.discovery import GITIGNORE_OVERRIDDEN, classify_path, discover, is_manifest
-from ascend_feasibility.analyzer.reading.install_docs import linked_install_docs, shell_view
+from ascend_feasibility.analyzer.reading.install_docs import holds_torch_setup, linked_install_docs, shell_view
 from dulwich import porcelain
 from dulwich.index import Index
 
@@ -179,3 +179,29 @@ def test_linked_install_docs_are_the_readmes_relative_install_links_inside_the_r
               "Not: [web](https://x.org/install.md), [up](../install.md), [abs](/install.md), [usage](docs/usage.md), "
               "[notes](docs/discussions/README.md), docs/plain/install.md named in prose.\n")
     assert linked_install_docs(readme) == {"docs/prepare_env/install_guide.md", "INSTALL.md", "docs/setup/install.md"}
+
+
+def test_a_linked_document_that_sets_up_torch_is_an_install_guide_whatever_its_name():
+    # round 34 (Swin-Transformer README.md:10 "See [get_started.md](get_started.md)"; get_started.md:26, :35)
+    readme = "See [get_started.md](get_started.md), [usage](docs/usage.md), [notes](docs/README.md), [up](../x.md).\n"
+    texts = {"get_started.md": "```bash\nconda create -n swin python=3.7 -y\n```\n",
+             "docs/usage.md": "```bash\npip install timm==0.4.12\npython main.py\n```\n",
+             "docs/README.md": "```bash\npip install torch==1.8.0\n```\n"}
+    assert linked_install_docs(readme, texts.get) == {"get_started.md"}
+    assert linked_install_docs(readme) == frozenset()  # nothing read: only names decide
+    assert holds_torch_setup("```\nconda install pytorch==1.8.0 torchvision==0.9.0 cudatoolkit=10.2 -c pytorch\n```\n")
+    assert holds_torch_setup("Run `pip install torch>=2.0` first.\n")
+    assert not holds_torch_setup("```bash\npip install torchvision\nconda create -n env\n```\n")
+    assert not holds_torch_setup("```python\npip install torch\n```\n")  # not a shell block
+
+
+def test_a_get_started_guide_the_readme_links_gives_its_pins(tmp_path):
+    guide = ("# Getting started\n\n```bash\nconda create -n swin python=3.7 -y\nconda activate swin\n"
+             "conda install pytorch==1.8.0 torchvision==0.9.0 cudatoolkit=10.2 -c pytorch\n```\n")
+    write(tmp_path, {"README.md": "# Swin\n\nSee [get_started.md](get_started.md) for a quick start.\n",
+                          "get_started.md": guide, "other.md": guide,
+                          "main.py": "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n"})
+    findings = analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+    assert {(f.rule, f.line) for f in findings if f.path == "get_started.md"} >= {("DEP017", 4), ("DEP013", 6)}
+    assert next(f for f in findings if f.rule == "DEP013" and f.path == "get_started.md").severity == "high"
+    assert not any(f.path == "other.md" for f in findings)  # not linked: not read

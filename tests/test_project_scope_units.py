@@ -163,6 +163,22 @@ def test_a_test_or_suppressed_config_never_folds_into_a_counted_one():
     assert ps.fold_repeated_settings(findings) == findings
 
 
+def test_one_package_in_two_environment_files_with_importer_sites_is_one_finding():
+    # round 34 B2 class 5 (instruct-pix2pix: DEP001 pytorch-lightning at environment.yaml:24 and
+    # stable_diffusion/environment.yaml:20, each listing its importers main.py:6, stable_diffusion/main.py:6)
+    importers = ["main.py:6", "stable_diffusion/main.py:6"]
+    findings = [setting("environment.yaml", "pytorch-lightning", 24, rule="DEP001").model_copy(update={"sites": importers}),
+                setting("stable_diffusion/environment.yaml", "pytorch-lightning", 20, rule="DEP001").model_copy(
+                    update={"sites": importers})]
+    folded = ps.fold_repeated_settings(findings)
+    assert keys(folded) == [("DEP001", "environment.yaml", 24)]
+    assert folded[0].sites == ["environment.yaml:24", "stable_diffusion/environment.yaml:20", *importers]
+    # a shell finding with sites keeps them, unfolded
+    sited = [exported("a.sh", "export NCCL_DEBUG=INFO", "NCCL_DEBUG").model_copy(update={"sites": ["a.sh:5", "a.sh:9"]}),
+             exported("b.sh", "export NCCL_DEBUG=INFO", "NCCL_DEBUG")]
+    assert ps.fold_repeated_settings(sited) == sited
+
+
 # fold_repeated_settings: launch scripts -----------------------------------------------------------------------
 def exported(path: str, line_text: str, symbol: str, line: int = 5, *, rule: str = "DST039", role: str = "product",
              severity: str = "info") -> Finding:

@@ -67,7 +67,9 @@ def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
         if len(group) < 2:
             continue
         first = next((f for f in group if f.counted), group[0])
-        sites = [_site(f) for f in group]
+        # each file's own place first, then the sites it listed (its importers), each once
+        sites = list(dict.fromkeys([*(_site(f) for f in group), *(site for f in group for site in f.sites
+                                                                   if not site.startswith("... "))]))
         if len(sites) > MAX_SITES:
             sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
         update: dict = {"sites": sites}
@@ -204,7 +206,9 @@ def _folded(findings: list[Finding], groups: dict[tuple, list[Finding]], note) -
         message = note(first, group)
         if message is None:
             continue
-        sites = [_site(f) for f in group]
+        # each file's own place first, then the sites it listed (its importers), each once
+        sites = list(dict.fromkeys([*(_site(f) for f in group), *(site for f in group for site in f.sites
+                                                                   if not site.startswith("... "))]))
         if len(sites) > MAX_SITES:
             sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
         kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
@@ -220,14 +224,18 @@ def fold_repeated_settings(findings: list[Finding], edited: frozenset[str] = fro
     YAML/JSON config files (edit them all with one substitution, or adopt transfer_to_npu); one variable with one value
     (`export NCCL_IB_HCA=mlx5_0`) in launch scripts, with the same advice, where port does not rewrite the rule's sites
     (`edited`: each script needs its own edit). Only findings alike in what the report counts (severity, reach, role)
-    fold together, so a test config never hides behind a product one; different values of a variable stay apart."""
+    fold together, so a test config never hides behind a product one; different values of a variable stay apart. A
+    config finding that already lists sites (a package's importers, instruct-pix2pix's pytorch-lightning in
+    environment.yaml and stable_diffusion/environment.yaml) folds too, every finding's own place and sites merged."""
     groups: dict[tuple, list[Finding]] = defaultdict(list)
     for finding in findings:
-        if finding.suppressed or finding.sites:
+        if finding.suppressed:
             continue
         alike = (finding.rule, finding.symbol, finding.severity, finding.reach, finding.role)
         if config_file(finding.path):
             groups[("config", *alike)].append(finding)
+        elif finding.sites:
+            continue
         elif finding.rule not in edited and _shell_file(finding.path):
             value = shell_setting(finding)
             if value is not None:
@@ -239,7 +247,9 @@ def fold_repeated_settings(findings: list[Finding], edited: frozenset[str] = fro
         if len(files) < 2:
             continue
         first = group[0]
-        sites = [_site(f) for f in group]
+        # each file's own place first, then the sites it listed (its importers), each once
+        sites = list(dict.fromkeys([*(_site(f) for f in group), *(site for f in group for site in f.sites
+                                                                   if not site.startswith("... "))]))
         if len(sites) > MAX_SITES:
             sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
         if key[0] == "config":

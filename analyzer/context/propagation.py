@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,7 @@ from ascend_feasibility.analyzer.context.dict_built import dict_built_ranges
 from ascend_feasibility.analyzer.context.env_switches import table_arms_off
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
 from ascend_feasibility.analyzer.context.host_exports import host_exports
+from ascend_feasibility.analyzer.context.importing_writers import importing_writers
 from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
 from ascend_feasibility.analyzer.context.library_hooks import hooked_methods, hooked_reason
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
@@ -208,7 +210,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     unread = unread_key_lines(facts)  # `"dist_backend": "nccl"` where nothing reads the key
     findings = host_exports(idle_switches(selector_tests(findings, facts, factory), facts), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
-    called_elsewhere = _called_elsewhere(findings, facts)
+    reaching = importing_writers(facts, packages)
+    called_elsewhere = _called_elsewhere(findings, facts, reaching)
     hooked = hooked_methods(findings, load_context_conventions().opt_in.library_hooks)
     if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
             or unbuilt or unbuildable
@@ -233,9 +236,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             if constant is not None:
                 if reexports is None:
                     reexports = reexporters_of(facts)
-                others = writers([constant], facts).get(constant, set()) - {finding.path} - reexports(finding.path, constant)
+                others = reaching(finding.path, constant) - reexports(finding.path, constant)
                 if any(context.of(other).role != "test" for other in others):
-                    # another file names the constant: it may set it before the call (a test's setting runs no product)
+                    # another file binds the module's constant: it may set it before the call (a test's setting runs
+                    # no product)
                     finding = factory.restore(finding)
         if called_elsewhere and finding.reach != "runs" and finding.role in COUNTED_ROLES \
                 and (finding.path, public_callers_name(finding.reach_reason)) in called_elsewhere:
@@ -329,17 +333,18 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
 UNUSED_DEFAULT = "the default is never used"  # the end of project_overridden_defaults' reasons
 
 
-def _called_elsewhere(findings: list[Finding], facts: list[ModuleFacts]) -> set[tuple[str, str]]:
+def _called_elsewhere(findings: list[Finding], facts: list[ModuleFacts],
+                      reaching: Callable[[str, str], set[str]]) -> set[tuple[str, str]]:
     """(path, name) of the public functions whose callers in their own file all check a gate (guards.py's
-    CALLED_ONLY_UNDER reason) that another file of the project names, beyond re-exporting it: those callers may call
-    it with no gate (Wan2.1's model calls `flash_attention()` directly), so the site is back in code that runs."""
+    CALLED_ONLY_UNDER reason) that another file importing their module names, beyond re-exporting it: those callers
+    may call it with no gate (Wan2.1's model calls `flash_attention()` directly), so the site is back in code that
+    runs. `reaching`: importing_writers.importing_writers (a same-named method of another module is no caller)."""
     asked = {(f.path, name) for f in findings if f.reach != "runs" and f.role in COUNTED_ROLES
              for name in (public_callers_name(f.reach_reason),) if name is not None}
     if not asked:
         return set()
-    written = writers({name for _, name in asked}, facts)
     reexporters = reexporters_of(facts)
-    return {(path, name) for path, name in asked if written.get(name, set()) - {path} - reexporters(path, name)}
+    return {(path, name) for path, name in asked if reaching(path, name) - reexporters(path, name)}
 
 
 def never_used_default(reason: str | None) -> bool:

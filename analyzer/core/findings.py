@@ -175,7 +175,8 @@ class FindingFactory:
         note = self.reach_note.get(finding.reach)
         message = {lang: getattr(finding.message, lang) for lang in ("en", "zh")}
         if note is not None:
-            message = {lang: text.removesuffix(" " + note[lang]) for lang, text in message.items()}
+            # wherever it sits: a note appended later (an argument left out) may follow it
+            message = {lang: text.replace(" " + note[lang], "", 1) for lang, text in message.items()}
         return finding.model_copy(update={"reach": "runs", "reach_reason": None, "severity": severity,
                                           "message": Text(**message)})
 

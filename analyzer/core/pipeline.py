@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import glob
@@ -149,7 +150,11 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                     if path not in readme_runs]  # a root product script (train.py) imports them: its own helpers
     # the install guides the root README hands its install steps to (docs/prepare_env/install_guide.md): the
     # project's own setup, product like the README itself, wherever they sit
-    linked_docs = install_docs.linked_install_docs(config.readme) & set(paths)
+    documents = {d.path: d for d in found.documents}
+    linked_docs = install_docs.linked_install_docs(config.readme, reader) & (set(paths) | set(documents))
+    if linked_docs & set(documents):  # a guide not named for the install (get_started.md): read as one from now on
+        found.files = sorted([*found.files, *(dataclasses.replace(documents[path], kind="install-doc")
+                                              for path in linked_docs & set(documents))], key=lambda f: f.path)
     product = [*readme_runs, *sorted(linked_docs)]
     if product:  # the README's own command runs them (or it links them): product, for the context and the plan alike
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, product)]}

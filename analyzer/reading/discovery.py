@@ -115,6 +115,9 @@ class ProjectFile:
 class Discovery:
     files: list[ProjectFile] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
+    # Markdown no scanner reads by its name (get_started.md), kept aside: one the root README links to as its install
+    # guide becomes an install document (install_docs.linked_install_docs)
+    documents: list[ProjectFile] = field(default_factory=list)
 
 
 def display_name(name: str) -> str:
@@ -257,7 +260,8 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
                 folders.append((entry.path, PurePosixPath(rel), specs))
                 continue
             kind = classify_path(rel)
-            if kind is None or exclude_spec.match_file(rel):
+            document = kind is None and rel.lower().endswith(".md")
+            if (kind is None and not document) or exclude_spec.match_file(rel):
                 continue
             if tracked is not None and rel in tracked:
                 pass  # git tracks it: .gitignore does not apply
@@ -265,6 +269,9 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
                 if tracked is not None or not is_manifest(rel):
                     continue
                 result.skipped.append(SkippedFile(path=shown, reason=GITIGNORE_OVERRIDDEN))
+            if document:
+                result.documents.append(ProjectFile(path=shown, absolute=absolute, kind="document", size=size))
+                continue
             result.files.append(ProjectFile(path=shown, absolute=absolute, kind=kind, size=size))
         pending.extend(reversed(folders))
     for path in missing_submodules(root):  # its code is not in the tree: the report says it was not scanned

@@ -16,6 +16,7 @@ command after it), other blocks, prose. Only the first MAX_CHARACTERS are read (
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ascend_feasibility.analyzer.reading import parsing
 
@@ -23,6 +24,7 @@ MAX_CHARACTERS = 200_000
 SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"})
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
 _PROMPT = re.compile(r"^\s*(?:\$|>|#)\s+")
+_CREATE = re.compile(r"(?:^|&&|;)\s*(?:conda|mamba)\s+create\b")
 _INSTALL = re.compile(r"(?:^|&&|;)\s*(?:(?:python3?\s+-m\s+|uv\s+)?(?:pip3?|mim|conda|mamba)\s+install|(?:conda|mamba)\s+create)\b")
 _CMAKE = re.compile(r"(?:^|&&|;)\s*cmake\s")  # a build's configure line: the options it turns on (cmake_options.py)
 _LAUNCH = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*python[\d.]*\s+-m\s+torch\.distributed\.launch\b")
@@ -39,12 +41,27 @@ def is_install_doc(name: str) -> bool:
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+\.md)(?:#[^)\s]*)?>?(?:\s+\"[^\"]*\")?\s*\)", re.IGNORECASE)
 
 
-def linked_install_docs(readme: str) -> frozenset[str]:
+def linked_install_docs(readme: str, read: Callable[[str], str | None] | None = None) -> frozenset[str]:
     """The install documents the root README links to by a relative Markdown link (`[Installation Guide]
     (docs/prepare_env/install_guide.md)`), as root-relative paths: the README hands its install steps to them, so
-    they set up the project's code wherever they sit (a docs/ folder without Python). Only documents named for the
-    install (INSTALL.md, install_guide.md, installation.md): a linked README of a folder is about that folder. A link
-    out of the root, to a URL or to an absolute path is none."""
+    they set up the project's code wherever they sit (a docs/ folder without Python). A document named for the
+    install (INSTALL.md, install_guide.md, installation.md), or, where `read` gives a linked document's text (the
+    caller's contained read: one hop, never out of the root), one whose shell lines set up torch or its environment
+    whatever its name (Swin-Transformer's "See [get_started.md](get_started.md)": `conda create -n swin python=3.7`,
+    `conda install pytorch==1.8.0`; holds_torch_setup). A linked README of a folder is about that folder; a link out
+    of the root, to a URL or to an absolute path is none."""
+    found = set()
+    for path in linked_documents(readme):
+        name = path.rsplit("/", 1)[-1].lower()
+        if "install" in name:
+            found.add(path)
+        elif read is not None and not name.startswith("readme") and holds_torch_setup(read(path) or ""):
+            found.add(path)
+    return frozenset(found)
+
+
+def linked_documents(readme: str) -> frozenset[str]:
+    """Every Markdown document the README links to by a relative link inside the root, as a root-relative path."""
     found = set()
     for match in _LINK.finditer(readme[:MAX_CHARACTERS]):
         target = match.group(1)
@@ -61,10 +78,25 @@ def linked_install_docs(readme: str) -> frozenset[str]:
                 continue
             parts.append(part)
         else:
-            path = "/".join(parts)
-            if parts and "install" in parts[-1].lower():  # a linked README (docs/discussions/README.md) is no guide
-                found.add(path)
+            if parts:
+                found.add("/".join(parts))
     return frozenset(found)
+
+
+_TORCH_WORD = re.compile(r"^['\"]?(?:py)?torch(?:[=<>!~\[;'\"]|$)", re.IGNORECASE)
+
+
+def holds_torch_setup(text: str) -> bool:
+    """Does the document's shell (its shell blocks and lines outside any block, as shell_view keeps them) install
+    torch (`pip install torch==2.0.1`, `conda install pytorch==1.8.0 ...`) or create an environment with its Python
+    (`conda create -n env python=3.8`)?"""
+    for command in _commands_view(text, lambda command: bool(_INSTALL.search(command))).splitlines():
+        words = command.split()
+        if _CREATE.search(command) and any(word.lower().startswith("python=") for word in words):
+            return True
+        if any(_TORCH_WORD.match(word) for word in words):
+            return True
+    return False
 
 
 def is_install_script(path: str) -> bool:

@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.unpassed_defaults import exported_names
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 from tree_sitter import Node
 
@@ -57,9 +57,16 @@ class _AmpImportScan(PythonScan):
                 bound = [(parsing.text(n.child_by_field_name("name") if n.type == "aliased_import" else n),
                           _bound_name(n)) for n in statement.children_by_field_name("name")]
             else:
-                bound = [("", _bound_name(statement))]
+                local = _bound_name(statement)
                 statement = statement.parent
-            listed = bound
+                uses = _alias_uses(self.unit.tree(), local)
+                uncovered = [use for use in uses if not self.index.kb.cuda_redirected(f"{name}.{use}", self.target.profile)]
+                if uses and uncovered:  # the rewrite, naming the uses transfer_to_npu leaves on CUDA
+                    self.hit("torch-cuda-amp-import", f"{name}.{uncovered[0]}", statement,
+                             npu=", ".join(f"{local}.{use}" for use in uncovered), facets=("module",))
+                    continue
+                bound = [(uses[0] if uses else "", local)]  # every use redirected: the line is as automatic as they
+            listed = bound if statement.type == "import_from_statement" else [("", local)]
             if used is None:
                 used = self._used_names()
             if bound and used is not True:
@@ -119,6 +126,16 @@ def _defined_name(node: Node) -> bool:
     return parent is not None and parent.type in DEFINITIONS and parent.child_by_field_name("name") == node
 
 
+_ALIAS_USES = "(attribute object: (identifier) @object attribute: (identifier) @name)"
+
+
+def _alias_uses(root: Node, local: str) -> list[str]:
+    """The names the file reads through a module alias (`amp.GradScaler`, `amp.autocast` for `amp`), in order, once."""
+    found = parsing.captures(parsing.query("python", _ALIAS_USES), root)
+    return list(dict.fromkeys(parsing.text(n.parent.child_by_field_name("attribute")) for n in found.get("object", [])
+                              if parsing.text(n) == local and n.parent.child_by_field_name("object") == n))
+
+
 def _bound_name(node: Node) -> str:
     """The local name an imported name (`autocast`, `autocast as ac`) or module (`torch.cuda.amp as amp`) binds."""
     alias = node.child_by_field_name("alias") if node.type == "aliased_import" else None
@@ -131,3 +148,8 @@ class CudaAmpImportScanner(PythonDomainScanner):
     domain = "device"
     triggers = ("torch.cuda.amp",)
     scan_class = _AmpImportScan
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        scan = self.scan_class(self.index, unit)
+        scan.target = self.target  # the release whose transfer_to_npu decides a module alias's uses
+        return scan.run()
