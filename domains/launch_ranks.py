@@ -104,24 +104,29 @@ def _underscored_rank(root) -> int:
 
 
 def doc_launch_findings(facts: list[LaunchFacts], torch: str, factory: FindingFactory, context) -> list[Finding]:
-    """DST040 with the facet on each install document's launch whose script declares only --local_rank."""
+    """DST040 with the facet on each install document's launch whose script declares only --local_rank: one finding
+    per document and script, at its first launch, with every launch line of that script as a site (Swin's
+    get_started.md launches main.py on 17 lines: one fix in main.py mends them all)."""
     if _major(torch) < FIRST_DASHED_RELEASE:
         return []
     declared = {f.path: f.underscored_rank for f in facts if f.underscored_rank}
     found = []
-    occurrences: dict[tuple[str, str], int] = {}  # the same command twice in a document: two findings
     for fact in facts:
+        lines_by_target: dict[str, list[tuple[int, str]]] = {}
         for line, script, command in fact.doc_launches:
             target = _resolve(fact.path, script, declared)
-            if target is None:
-                continue
+            if target is not None:
+                lines_by_target.setdefault(target, []).append((line, command))
+        for target, launches in lines_by_target.items():
+            line, command = launches[0]
             place = context.of(fact.path)
             located = Located(RULE, "python -m " + LAUNCH_MODULE, fact.path, line, 1, 1 + len(command), command,
                               npu=f"{target}:{declared[target]}", auto_when=(), facets=(FACET,), role=place.role,
                               reach=place.reach, reach_reason=place.reason)
-            occurrence = occurrences.get((fact.path, command), 0)
-            occurrences[(fact.path, command)] = occurrence + 1
-            found.append(factory.build_located(located, occurrence))
+            finding = factory.build_located(located, 0)
+            if len(launches) > 1:
+                finding = finding.model_copy(update={"sites": [f"{fact.path}:{n}" for n, _ in launches]})
+            found.append(finding)
     return found
 
 
