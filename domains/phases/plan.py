@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts, unrun_package_scripts
 from ascend_feasibility.analyzer.context.project_scope import config_file, parse_site, setting_files
-from ascend_feasibility.analyzer.context.readme_runs import launched_files, worked_in_folders
+from ascend_feasibility.analyzer.context.readme_runs import documented_launches, worked_in_folders
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.context.unloaded import configs_naming, import_names, package_folders, registry_applications
 from ascend_feasibility.analyzer.core.models import (
@@ -88,7 +88,7 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
             role = roles[path] = file_role(path, conventions, config.roles, beside_package)
         return role
 
-    documented = launched_files(config.readme, [f.path for f in facts]) if config.readme else ()
+    documented = documented_launches((config.readme, *config.guides), [f.path for f in facts])
     worked_in = worked_in_folders(config.readme, [f.path for f in facts]) if config.readme else ()
     assignment = assign_phases(facts, config.phases, config.console_modules, role_of, documented, config.distribution,
                                worked_in)
