@@ -55,6 +55,7 @@ from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.port.unmoved_models import unmoved_model_reason
 from ascend_feasibility.analyzer.port.worlds import TOP, TORCH_MODULES, Worlds
+from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse, text, top_level_from_imports, walk
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
@@ -153,7 +154,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
         and not apart(e.path)
     ) if report.phase_matrix is not None else []
-    worlds = Worlds(root, module_launched(root))
+    worlds = Worlds(root, module_launched(root), ("src", *load_project_config(root).source_roots))
     lines: dict[str, set[int]] = {}
     for finding in report.findings:
         lines.setdefault(finding.path, set()).add(finding.line)
@@ -415,7 +416,8 @@ def _nested_package(worlds: Worlds, path: str, module_path: str) -> PurePosixPat
     from there: `from models import _device` would load picoaudio's models/, which has no device module)."""
     module = PurePosixPath(module_path)
     there = worlds.world_of(module_path)
-    inner = module.relative_to(there) if there != TOP else module
+    # its import name: the path below its world, or below the source root holding it (never `src.diffusers`)
+    inner = module.relative_to(there) if there != TOP else worlds.below_source_root(module)
     if len(inner.parts) < 2:
         return None
     top = inner.parts[0]
@@ -460,7 +462,8 @@ def _import_line(path: str, module_path: str, relative: bool, entry: str | None,
     another world, the absolute import of the module's package (the file imports that package already)."""
     here, there = worlds.world_of(path), worlds.world_of(module_path)
     module = PurePosixPath(module_path)
-    inner = module.relative_to(there) if there != TOP else module
+    # its import name: the path below its world, or below the source root holding it (never `src.diffusers`)
+    inner = module.relative_to(there) if there != TOP else worlds.below_source_root(module)
     suffix = "" if alias == module.stem else f" as {alias}"
     if path in worlds.launched_as_module and here != TOP and str(module.parent) != "." and all(
             part.isidentifier() for part in module.parent.parts):
