@@ -416,8 +416,7 @@ def _nested_package(worlds: Worlds, path: str, module_path: str) -> PurePosixPat
     from there: `from models import _device` would load picoaudio's models/, which has no device module)."""
     module = PurePosixPath(module_path)
     there = worlds.world_of(module_path)
-    # its import name: the path below its world, or below the source root holding it (never `src.diffusers`)
-    inner = module.relative_to(there) if there != TOP else worlds.below_source_root(module)
+    inner = module.relative_to(there) if there != TOP else module
     if len(inner.parts) < 2:
         return None
     top = inner.parts[0]
@@ -462,15 +461,16 @@ def _import_line(path: str, module_path: str, relative: bool, entry: str | None,
     another world, the absolute import of the module's package (the file imports that package already)."""
     here, there = worlds.world_of(path), worlds.world_of(module_path)
     module = PurePosixPath(module_path)
-    # its import name: the path below its world, or below the source root holding it (never `src.diffusers`)
-    inner = module.relative_to(there) if there != TOP else worlds.below_source_root(module)
+    inner = module.relative_to(there) if there != TOP else module
     suffix = "" if alias == module.stem else f" as {alias}"
     if path in worlds.launched_as_module and here != TOP and str(module.parent) != "." and all(
             part.isidentifier() for part in module.parent.parts):
         # `python -m gradio_demo.app` from the root: the root is on sys.path, the file's own folder is not
         return f"from {'.'.join(module.parent.parts)} import {module.stem}{suffix}"
     if here != there:
-        dotted = ".".join(inner.parent.parts)
+        # its import name: the path below its world, or below the source root holding it (src/diffusers/_device.py
+        # is `diffusers`, never `src.diffusers`)
+        dotted = ".".join((inner if there != TOP else worlds.below_source_root(module)).parent.parts)
         return f"from {dotted} import {module.stem}{suffix}" if dotted and dotted != "." else None
     if here != TOP and (worlds.imports_at_load(path, module.parts[0]) or worlds.imported_from_root(path)) and all(
             part.isidentifier() and worlds.is_package(PurePosixPath(*module.parent.parts[:depth]))
