@@ -425,3 +425,26 @@ def test_a_file_the_readme_runs_as_a_module_imports_the_device_module_from_the_r
     plain = {**files, "README.md": "```bash\ncd gradio_demo && python app.py\n```\n"}
     result, _ = _ported(tmp_path / "plain", plain, ["gradio_demo/app.py"], entries=["gradio_demo/app.py"])
     assert "\nimport _device  # ascend: port" in next(r.new for r in result.rewrites if r.path == "gradio_demo/app.py")
+
+
+def test_a_src_layout_package_imports_the_device_module_by_its_installed_name(tmp_path):
+    """BrushNet (round 34 port hunk 3): setup.py installs src/ as `package_dir={"": "src"}`, a file of the package's
+    pipelines/ imports `diffusers.utils` by the installed name (so src/ is its import world), and a test imports
+    `src.diffusers...`. The device module src/diffusers/_device.py is imported as `diffusers`, below the source
+    root, never as `src.diffusers` (src/ is no package and not on sys.path when the project runs)."""
+    files = {"setup.py": "from setuptools import setup, find_packages\n"
+                         "setup(name='diffusers', package_dir={'': 'src'}, packages=find_packages('src'))\n",
+             "src/diffusers/__init__.py": "", "src/diffusers/utils.py": "X = 1\n",
+             "src/diffusers/pipelines/__init__.py": "",
+             "src/diffusers/pipelines/pipe.py": "import torch\n\nfrom ..utils import X\n\n\ndef run():\n"
+                                                "    torch.cuda.synchronize()\n",
+             "src/diffusers/pipelines/convert.py": "from diffusers.utils import X\n",
+             "src/diffusers/models.py": "import torch\n\nfrom .utils import X\n\n\ndef load():\n    torch.cuda.synchronize()\n",
+             "tests/test_pipe.py": "from src.diffusers.pipelines.pipe import run\n"}
+    result, ported = _ported(tmp_path, files, ["src/diffusers/pipelines/pipe.py", "src/diffusers/models.py"],
+                             own_packages=["diffusers"])
+    assert result.device_module == "src/diffusers/_device.py"
+    assert not any("src." in line for r in result.rewrites for line in r.new.splitlines() if "_device" in line)
+    for module in ("diffusers.pipelines.pipe", "diffusers.models"):
+        done = _imports(ported, "src", module)
+        assert done.returncode == 0, (module, done.stderr)

@@ -743,6 +743,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     bundled = dict(unimported_projects(facts, console_modules, documented=context.readme_launches))
     for path, why in bundled.items():
         result.setdefault(path, ("optional", why))
+    behind_guards: set[str] = set()  # modules found optional below because their imports are guarded
     changed = True
     while changed:
         changed = False
@@ -755,8 +756,13 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
             reach = reaches.pop() if len(reaches) == 1 else "optional"
             importers = ", ".join(sorted({importer for importer, _ in sites})[:3])
             # opensora/utils/communications.py, imported only in the except arm of `try: import torch_npu`
+            # behind guards: an import of it is guarded, or an importer is itself imported only behind guards
+            guarded = any(reach != "runs" or importer in behind_guards for importer, reach in sites)
             why = (f"imported only in other backends' branches (never on Ascend): {importers}" if reach == "other-backend"
-                   else f"imported only behind guards with a fallback: {importers}")
+                   else f"imported only behind guards with a fallback: {importers}" if guarded
+                   # no guard on the way: its importers are optional for reasons of their own (OneFormer's package,
+                   # launched only by scripts of role example)
+                   else f"imported only by modules that are optional themselves: {importers}")
             if reach == "other-backend" and any(importer in choice.unselected for importer, _ in sites):
                 why = imported_reason(importers)
             elif all(importer in apart for importer, _ in sites):
@@ -767,6 +773,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
             elif reach == "optional" and all(importer in unrun or importer in bundled for importer, _ in sites):
                 why = f"imported only by modules no entry's import chain reaches: {importers}"
                 unrun.add(path)  # and so is what only they import
+            elif reach != "other-backend" and guarded:
+                behind_guards.add(path)
             result[path] = (reach, why)
             changed = True
     return result

@@ -23,8 +23,15 @@ import re
 from collections.abc import Callable
 
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.analyzer.reading.install_docs import launch_folders, launched_target, run_modules, run_scripts
+from ascend_feasibility.analyzer.reading.install_docs import (
+    installed_requirements,
+    launch_folders,
+    launched_target,
+    run_modules,
+    run_scripts,
+)
 from ascend_feasibility.analyzer.reading.python_names import ImportTable
 
 
@@ -53,7 +60,11 @@ def readme_run_examples(readme: str, paths: list[str], conventions, overrides: d
         if helpers_beside and file_role(path, conventions, overrides, True) != file_role(path, conventions, overrides):
             found.append(path)  # a root script demoted only by the helper packages beside it
             continue
-        if file_role(path, conventions, overrides) != "example":
+        role = file_role(path, conventions, overrides)
+        if role == "test" and _run_as_script(path, conventions, read):
+            found.append(path)  # `python examples/brushnet/test_brushnet.py`: the README's inference, no test
+            continue
+        if role != "example":
             continue
         folders = {part.lower() for part in path_view(path).parts[:-1]}
         if not folders & examples:
@@ -65,6 +76,47 @@ def readme_run_examples(readme: str, paths: list[str], conventions, overrides: d
                 continue
         found.append(path)
     return found
+
+
+def _run_as_script(path: str, conventions, read: Callable[[str], str | None] | None) -> bool:
+    """Is a file that is a test by its name alone (test_*.py outside any test folder) one the README runs as a
+    script, not a test suite: it defines no test of a runner's (a top-level `def test_*`, a `class Test*`)? A pytest
+    file the README runs is still a test."""
+    if read is None or path_view(path).suffix != ".py":
+        return False
+    folders = {part.lower() for part in path_view(path).parts[:-1]}
+    if folders & {name.lower() for name in conventions.test_dirs} or path_view(path).name in conventions.test_file_names:
+        return False
+    text = read(path)
+    if text is None:
+        return False
+    tree = parsing.parse("python", text.encode("utf-8", "replace"))
+    for statement in tree.named_children:
+        definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
+        if definition is None or definition.type not in {"function_definition", "class_definition"}:
+            continue
+        name = parsing.text(definition.child_by_field_name("name"))
+        if name.startswith("test") if definition.type == "function_definition" else name.startswith("Test"):
+            return False
+    return True
+
+
+def documented_launches(documents, paths: list[str]) -> tuple[str, ...]:
+    """launched_files over the root README and the guides it hands its usage to (install_docs.linked_usage_docs),
+    each file once."""
+    return tuple(dict.fromkeys(path for document in documents if document for path in launched_files(document, paths)))
+
+
+def installed_files(documents, paths: list[str], conventions, overrides: dict[str, list[str]] | None) -> list[str]:
+    """The tree's requirements files the documents' install commands install (`cd examples/brushnet/` then `pip
+    install -r requirements.txt`: examples/brushnet/requirements.txt) that their folder or name keeps out of the
+    project's own (an example's, a test's), each once: the project's own setup, whatever folder holds them. The root
+    requirements.txt is the build's already."""
+    existing = set(paths)
+    found = [_in_folder(file, folder, existing, folder_first=True) for document in documents if document
+             for folder, file in installed_requirements(document)]
+    return [path for path in dict.fromkeys(found)
+            if path in existing and file_role(path, conventions, overrides) not in COUNTED_ROLES]
 
 
 def readme_launches(readme: str, existing: set[str]) -> list[tuple[str, str]]:
@@ -127,19 +179,21 @@ def posixpath_parents(path: str) -> list[str]:
     return ["/".join(parts[:end]) for end in range(len(parts), 0, -1)]
 
 
-def _in_folder(script: str, folder: str, existing: set[str]) -> str:
+def _in_folder(script: str, folder: str, existing: set[str], folder_first: bool = False) -> str:
     """The tree's file a script word names, run in `folder` (the README's `cd` before it): as written from the root
     where the tree has it there (`cd repo` into a clone named like a package folder of the tree), else below the
-    folder's deepest tail that holds it (`cd repo; cd sub` into the clone is the tree's sub/)."""
+    folder's deepest tail that holds it (`cd repo; cd sub` into the clone is the tree's sub/). `folder_first`: the
+    folder's file before the root's, for a name every folder may hold (`cd examples/brushnet/` then `pip install -r
+    requirements.txt` installs that folder's, not the root's)."""
     script = script.removeprefix("./")
-    if script in existing:
+    if script in existing and not folder_first:
         return script
     parts = folder.split("/") if folder else []
     for start in range(len(parts)):
         candidate = posixpath.normpath("/".join(parts[start:]) + "/" + script)
         if candidate in existing:
             return candidate
-    return script
+    return posixpath.normpath(script)
 
 
 def module_file(module: str, existing: set[str]) -> str | None:

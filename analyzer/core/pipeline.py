@@ -36,7 +36,12 @@ from ascend_feasibility.analyzer.context.project_scope import (
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.readme_alternatives import readme_alternative_configs
-from ascend_feasibility.analyzer.context.readme_runs import launched_files, readme_run_examples, worked_in_folders
+from ascend_feasibility.analyzer.context.readme_runs import (
+    documented_launches,
+    installed_files,
+    readme_run_examples,
+    worked_in_folders,
+)
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -140,9 +145,10 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     ci_images = ci_built_dockerfiles(found.files, config.roles)
     if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
-    readme_runs = readme_run_examples(config.readme, [f.path for f in found.files], load_context_conventions().roles,
-                                      config.roles, config.distribution, functools.partial(_read_text, root))
     paths, reader = [f.path for f in found.files], functools.partial(_read_text, root)
+    documents = (config.readme, *config.guides)  # the README and the usage guides it links (GETTING_STARTED.md)
+    readme_runs = list(dict.fromkeys(path for document in documents for path in readme_run_examples(
+        document, paths, load_context_conventions().roles, config.roles, config.distribution, reader)))
     readme_runs += [path for path in launcher_run_tools(paths, load_context_conventions().roles, config.roles, reader)
                     if path not in readme_runs]  # a shipped launcher (inference.sh) runs them: product too
     readme_runs += [path for path in entry_imported_tools(paths, load_context_conventions().roles, config.roles,
@@ -150,19 +156,22 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                     if path not in readme_runs]  # a root product script (train.py) imports them: its own helpers
     # the install guides the root README hands its install steps to (docs/prepare_env/install_guide.md): the
     # project's own setup, product like the README itself, wherever they sit
-    documents = {d.path: d for d in found.documents}
-    linked_docs = install_docs.linked_install_docs(config.readme, reader) & (set(paths) | set(documents))
-    if linked_docs & set(documents):  # a guide not named for the install (get_started.md): read as one from now on
-        found.files = sorted([*found.files, *(dataclasses.replace(documents[path], kind="install-doc")
-                                              for path in linked_docs & set(documents))], key=lambda f: f.path)
-    product = [*readme_runs, *sorted(linked_docs)]
+    kept = {d.path: d for d in found.documents}  # Markdown files discovery kept aside, unscanned
+    linked_docs = install_docs.linked_install_docs(config.readme, reader) & (set(paths) | set(kept))
+    if linked_docs & set(kept):  # a guide not named for the install (get_started.md): read as one from now on
+        found.files = sorted([*found.files, *(dataclasses.replace(kept[path], kind="install-doc")
+                                              for path in linked_docs & set(kept))], key=lambda f: f.path)
+    # the requirements files they install (`cd examples/brushnet/; pip install -r requirements.txt`): its own setup
+    installed = [path for path in installed_files(documents, paths, load_context_conventions().roles, config.roles)
+                 if path not in readme_runs]
+    product = [*readme_runs, *installed, *sorted(linked_docs)]
     if product:  # the README's own command runs them (or it links them): product, for the context and the plan alike
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, product)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files), config.source_roots)
     context.readme_flags = install_docs.launch_flags(config.readme) if config.readme else ()
     context.readme_imports = readme_code.imported_packages(config.readme) if config.readme else ()
-    context.readme_launches = launched_files(config.readme, [f.path for f in found.files]) if config.readme else ()
+    context.readme_launches = documented_launches(documents, paths)
     context.readme_folders = worked_in_folders(config.readme, [f.path for f in found.files]) if config.readme else ()
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]

@@ -55,6 +55,7 @@ from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.port.unmoved_models import unmoved_model_reason
 from ascend_feasibility.analyzer.port.worlds import TOP, TORCH_MODULES, Worlds
+from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse, text, top_level_from_imports, walk
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
@@ -153,7 +154,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
         and not apart(e.path)
     ) if report.phase_matrix is not None else []
-    worlds = Worlds(root, module_launched(root))
+    worlds = Worlds(root, module_launched(root), ("src", *load_project_config(root).source_roots))
     lines: dict[str, set[int]] = {}
     for finding in report.findings:
         lines.setdefault(finding.path, set()).add(finding.line)
@@ -467,7 +468,9 @@ def _import_line(path: str, module_path: str, relative: bool, entry: str | None,
         # `python -m gradio_demo.app` from the root: the root is on sys.path, the file's own folder is not
         return f"from {'.'.join(module.parent.parts)} import {module.stem}{suffix}"
     if here != there:
-        dotted = ".".join(inner.parent.parts)
+        # its import name: the path below its world, or below the source root holding it (src/diffusers/_device.py
+        # is `diffusers`, never `src.diffusers`)
+        dotted = ".".join((inner if there != TOP else worlds.below_source_root(module)).parent.parts)
         return f"from {dotted} import {module.stem}{suffix}" if dotted and dotted != "." else None
     if here != TOP and (worlds.imports_at_load(path, module.parts[0]) or worlds.imported_from_root(path)) and all(
             part.isidentifier() and worlds.is_package(PurePosixPath(*module.parent.parts[:depth]))

@@ -31,8 +31,12 @@ _NOT_AT_LOAD = {"function_definition", "class_definition", "lambda"}
 
 
 class Worlds:
-    def __init__(self, root: Path, launched_as_module: frozenset[str] = frozenset()) -> None:
+    def __init__(self, root: Path, launched_as_module: frozenset[str] = frozenset(),
+                 source_roots: tuple[str, ...] = ("src",)) -> None:
         self.root = root
+        # folders the build maps packages into (src/, setup.cfg/pyproject package-dir: ProjectConfig.source_roots): a
+        # package below one is imported by its path below it (src/diffusers is `diffusers`)
+        self.source_roots = tuple(PurePosixPath(folder) for folder in source_roots)
         # files the README runs with `python -m a.b` from the root: the root is their sys.path[0] (launch_modes.py)
         self.launched_as_module = launched_as_module
         self._worlds: dict[PurePosixPath, PurePosixPath] = {}
@@ -41,6 +45,14 @@ class Worlds:
         self._listing: dict[PurePosixPath, tuple[list[str], set[str]]] = {}
         self._at_load: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         self._build_roots: dict[PurePosixPath, bool] = {}
+
+    def below_source_root(self, path: PurePosixPath) -> PurePosixPath:
+        """The path below the source root holding it (src/diffusers/_device.py → diffusers/_device.py), where that
+        root is no package of its own; else the path as it is."""
+        for root in self.source_roots:
+            if root in path.parents and not self.is_package(root):
+                return path.relative_to(root)
+        return path
 
     def is_package(self, folder: PurePosixPath) -> bool:
         return str(folder) != "." and (self.root / folder / "__init__.py").is_file()

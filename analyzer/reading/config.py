@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ascend_feasibility.analyzer.core.models import PHASES, ROLES, SkippedFile
+from ascend_feasibility.analyzer.reading.install_docs import linked_usage_docs
 from ascend_feasibility.analyzer.reading.source import Unreadable, read_contained
 
 MAX_SETTINGS_BYTES = 1024 * 1024
@@ -32,6 +33,9 @@ class ProjectConfig:
     # the root README's text (its first MAX_README_BYTES): the generation of a model it points users to, where the
     # project keeps several side by side (domains/phases/generations.py)
     readme: str = ""
+    # the texts of the guides the README hands its usage to (install_docs.linked_usage_docs: INSTALL.md,
+    # GETTING_STARTED.md): the commands they tell a user to run or install are the README's own, handed on
+    guides: list[str] = field(default_factory=list)
     # the files read here that the scan reads too (the README is an install document): path → bytes, not read twice
     read: dict[str, bytes] = field(default_factory=dict)
     # folders besides src/ that the build maps packages into (pyproject [tool.setuptools] package-dir, setup.cfg
@@ -50,6 +54,7 @@ def load_project_config(root: Path) -> ProjectConfig:
     if found is not None:
         name, data = found
         config.readme, config.read[name] = data.decode("utf-8", errors="replace"), data
+        config.guides = _guides(root, config.readme)
     config.source_roots = _setup_cfg_roots(root)
     config.distribution = setup_py_name(root)  # pyproject's [project] name, read below, wins
     try:
@@ -93,6 +98,16 @@ def load_project_config(root: Path) -> ProjectConfig:
     config.phases = _glob_table(table, "phases", PHASES, config.problems)
     config.roles = _glob_table(table, "roles", ROLES, config.problems)
     return config
+
+
+def _guides(root: Path, readme: str) -> list[str]:
+    found = []
+    for path in sorted(linked_usage_docs(readme)):
+        try:
+            found.append(read_contained(root, path, MAX_README_BYTES).decode("utf-8", errors="replace"))
+        except Unreadable:
+            continue  # a link to a file the tree lacks, or one leaving it
+    return found
 
 
 def package_dir_roots(mapping) -> list[str]:

@@ -60,6 +60,20 @@ def linked_install_docs(readme: str, read: Callable[[str], str | None] | None = 
     return frozenset(found)
 
 
+# words of a guide's name that hand it the README's usage: GETTING_STARTED.md, get_started.md, QUICKSTART.md
+_USAGE_NAMES = ("install", "getting_started", "get_started", "gettingstarted", "getstarted", "quickstart",
+                "quick_start")
+
+
+def linked_usage_docs(readme: str) -> frozenset[str]:
+    """The install documents (linked_install_docs) and the getting-started guides (OneFormer's GETTING_STARTED.md,
+    which its README links "for training commands") the root README links to: the commands they tell a user to run
+    are the README's own, handed on."""
+    return frozenset(path for path in linked_documents(readme)
+                     if re.sub(r"[\s-]+", "_", path.rsplit("/", 1)[-1].lower()).startswith(_USAGE_NAMES)
+                     or "install" in path.rsplit("/", 1)[-1].lower())
+
+
 def linked_documents(readme: str) -> frozenset[str]:
     """Every Markdown document the README links to by a relative link inside the root, as a root-relative path."""
     found = set()
@@ -233,6 +247,36 @@ def launch_folders(text: str, command_fences: frozenset[str] = frozenset()) -> l
     commands before it moved into (relative, as written, joined: `cd ./sub` then `python run.py` runs sub/run.py; ""
     at the start or after a `cd` to an absolute, home or variable path). The caller resolves the folder in the tree:
     a reader's `cd repo` into the clone is a prefix the tree's paths do not have."""
+    return [(line, folder, words)
+            for (line, _column, _program, words), folder in _in_folders(text, _placed_launches(text, command_fences),
+                                                                         command_fences)]
+
+
+def installed_requirements(text: str) -> list[tuple[str, str]]:
+    """(folder, file) of each requirements file the document's install commands install (`pip install -r
+    requirements.txt`, `--requirement=x.txt`, `-rx.txt`), the file as written, with the folder the `cd` commands before
+    it moved into (as launch_folders: BrushNet's `cd examples/brushnet/` then `pip install -r requirements.txt`)."""
+    view = _commands_view(text, lambda command: bool(_INSTALL.search(command)), _placeholders_out)
+    placed: list[tuple[int, int, str]] = []
+    if view.strip():
+        for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                        parsing.parse("bash", view.encode())).get("command", []):
+            words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+            if "install" not in words:
+                continue
+            for index, word in enumerate(words):
+                if word in {"-r", "--requirement"} and index + 1 < len(words):
+                    placed.append((command.start_point.row + 1, command.start_point.column, words[index + 1]))
+                elif word.startswith("--requirement="):
+                    placed.append((command.start_point.row + 1, command.start_point.column, word.split("=", 1)[1]))
+                elif word.startswith("-r") and len(word) > 2 and not word.startswith("--"):
+                    placed.append((command.start_point.row + 1, command.start_point.column, word[2:]))
+    return [(folder, file) for (_line, _column, file), folder in _in_folders(text, placed)]
+
+
+def _in_folders(text: str, placed: list, command_fences: frozenset[str] = frozenset()) -> list[tuple[tuple, str]]:
+    """Each of `placed` ((line, column, ...) of a command, in document order) with the folder the document's `cd`
+    commands before it moved into."""
     view = _commands_view(text, lambda command: bool(_CD.search(command)),
                           lambda command, _first: _PLACEHOLDER.sub(lambda match: "_" + match.group(1) + "_", command),
                           command_fences)
@@ -244,13 +288,13 @@ def launch_folders(text: str, command_fences: frozenset[str] = frozenset()) -> l
                 words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
                 moves.append(((command.start_point.row + 1, command.start_point.column), words[0] if words else ""))
     moves.sort()
-    found: list[tuple[int, str, list[str]]] = []
+    found: list[tuple[tuple, str]] = []
     folder, done = "", 0
-    for line, column, _program, words in _placed_launches(text, command_fences):
-        while done < len(moves) and moves[done][0] < (line, column):
+    for item in sorted(placed, key=lambda item: (item[0], item[1])):
+        while done < len(moves) and moves[done][0] < (item[0], item[1]):
             folder = _moved(folder, moves[done][1])
             done += 1
-        found.append((line, folder, words))
+        found.append((item, folder))
     return found
 
 

@@ -33,6 +33,7 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^(?P<path>\S+): integration of the CUDA-only (?P<library>\S+) library, used only when it is chosen$",
      "reason.library_folder"),
     (r"^imported only behind guards with a fallback: (?P<importers>.+)$", "reason.guarded_import"),
+    (r"^imported only by modules that are optional themselves: (?P<importers>.+)$", "reason.optional_importers"),
     (r"^built only by other backends' builders: (?P<first>\S+?)(?: and (?P<more>\d+) more)?$", "reason.other_builders"),
     (r"^(?P<name>\S+)\(\) is imported only by tests: (?P<first>\S+?)(?: and (?P<more>\d+) more)?$", "reason.test_only"),
     (r"^imported only by tests \((?P<first>\S+)\): no product code loads it$", "reason.tests_only_module"),

@@ -21,7 +21,7 @@ from ascend_feasibility.analyzer.context.bundled_projects import (
     unrun_package_scripts,
 )
 from ascend_feasibility.analyzer.context.project_scope import config_file, parse_site, setting_files
-from ascend_feasibility.analyzer.context.readme_runs import launched_files
+from ascend_feasibility.analyzer.context.readme_runs import documented_launches
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.context.unloaded import configs_naming, import_names, registry_applications
 from ascend_feasibility.analyzer.core.models import (
@@ -94,7 +94,7 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
             role = roles[path] = file_role(path, conventions, config.roles, beside_package)
         return role
 
-    documented = launched_files(config.readme, [f.path for f in facts]) if config.readme else ()
+    documented = documented_launches((config.readme, *config.guides), [f.path for f in facts])
     assignment = assign_phases(facts, config.phases, config.console_modules, packages, copies, role_of, documented,
                                config.distribution)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
