@@ -44,7 +44,7 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      r"that nothing imports, launches or names: no entry's import chain reaches it$", "reason.unrun_definitions"),
     (r"^imported only by modules no entry's import chain reaches: (?P<importers>.+)$", "reason.unreached_importers"),
     (r"^imported only by (?P<importers>.+?), itself optional \((?P<why>.+)\): the project runs without the extension$",
-     "reason.optional_importers"),
+     "reason.optional_extension_importers"),
     (r"^taken only without `(?P<flag>[^`]+)` \(sys\.argv, line (?P<line>\d+)\), and the project installs with it: "
      r"(?P<where>.+)$", "reason.argv_opt_out"),
     (r"^built only when (?P<builder>\S+) is imported \(its build of (?P<name>.+?) at line (?P<line>\d+)\), and that "
