@@ -21,6 +21,7 @@ FUNCTION_WORDS = frozenset(word.lower() for word in _SIGNALS.function_words)
 TRAINED_WORDS = frozenset(word.lower() for word in _SIGNALS.trained_words)
 REGISTER_METHODS = {"register_module", "register"}
 FUNCTIONS = frozenset({"function_definition", "lambda"})
+MAX_NODES = 200_000  # nodes a walk over a whole module reads at most
 
 
 def is_metric_class(definition: Node) -> bool:
@@ -86,17 +87,21 @@ def in_metric_class(node: Node) -> bool:
 def metric_class_lines(tree: Node) -> list[tuple[int, int]]:
     """(first line, last line) of each metric class of a module, decorators included."""
     found = []
-    for node in parsing.walk(tree, limit=200000, prune=FUNCTIONS):  # classes, not the bodies of functions
+    for node in parsing.walk(tree, limit=MAX_NODES, prune=FUNCTIONS):  # classes, not the bodies of functions
         if node.type == "class_definition" and is_metric_class(node):
             outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
             found.append((outer.start_point.row + 1, outer.end_point.row + 1))
     return found
 
 
-def metric_function_lines(tree: Node) -> list[tuple[int, int]]:
-    """(first line, last line) of each metric function of a module, decorators left out."""
-    return [(node.start_point.row + 1, node.end_point.row + 1)
-            for node in parsing.walk(tree, limit=200000) if node.type == "function_definition" and is_metric_function(node)]
+def metric_function_lines(tree: Node, function_names: list[Node]) -> list[tuple[int, int]]:
+    """(first line, last line) of each metric function of a module, decorators left out. `function_names`: the name
+    of each function definition of the tree (a query's captures), read instead of walking the whole tree."""
+    if tree.descendant_count > MAX_NODES:  # the walk's limit may leave some out
+        definitions = [node for node in parsing.walk(tree, limit=MAX_NODES) if node.type == "function_definition"]
+    else:
+        definitions = parsing.in_walk_order(name.parent for name in function_names)
+    return [(node.start_point.row + 1, node.end_point.row + 1) for node in definitions if is_metric_function(node)]
 
 
 def mentions_metric(text: str) -> bool:

@@ -5,6 +5,8 @@ A name the unit binds otherwise (assigned the call's result, a parameter, an upp
 from __future__ import annotations
 
 import pytest
+from ascend_feasibility.analyzer.context.function_objects import function_names, may_be_function
+from ascend_feasibility.analyzer.reading import parsing
 
 from tests.helpers import scan
 
@@ -58,3 +60,23 @@ def test_names_bound_otherwise_decide_nothing_here(code):
     reaches = _reaches(code)
     assert "dead-at-target" not in reaches.values(), reaches
     assert reaches[max(reaches)] == "runs"
+
+
+@pytest.mark.parametrize("source, expected", [
+    (b"def   helper():\n    pass\nif helper:\n    pass\n", True),  # blanks between `def` and the name
+    (b"async def helper():\n    pass\n", True),
+    (b"def \\\n  helper():\n    pass\n", True),  # a line continuation
+    (b"helper = None\nif helper:\n    pass\n", False),  # named, never defined by `def`
+    (b"undef helper\n", True),  # a loose test: the walk decides
+])
+def test_may_be_function_is_false_only_where_no_def_can_define_the_name(source, expected):
+    assert may_be_function("helper", source, frozenset({"is_"}), frozenset({"_available"})) is expected
+    assert may_be_function("is_x_available", b"", frozenset({"is_"}), frozenset({"_available"}))  # helper-shaped
+
+
+def test_may_be_function_keeps_every_name_function_names_finds():
+    source = b"def a():\n    pass\nasync def  b():\n    pass\nfrom m import is_c_available\nif a:\n    pass\n"
+    prefixes, suffixes = frozenset({"is_"}), frozenset({"_available"})
+    names = function_names(parsing.parse("python", source), prefixes, suffixes)
+    assert names == {"a", "b", "is_c_available"}
+    assert all(may_be_function(name, source, prefixes, suffixes) for name in names)

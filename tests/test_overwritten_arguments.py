@@ -9,7 +9,9 @@ import pytest
 import tree_sitter_python
 from ascend_feasibility.analyzer.context.overwritten_arguments import overwritten_arguments
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
+from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY
 from tree_sitter import Language, Parser
 
 from tests.helpers import write_tree
@@ -27,7 +29,9 @@ WORKER = ("class Worker:\n"
 
 def _lines(source: str) -> dict[int, str]:
     data = source.encode()
-    return {start: why for start, _, why in overwritten_arguments(ModuleStatements(_PARSER.parse(data).root_node), data)}
+    root = _PARSER.parse(data).root_node
+    called = parsing.captures(parsing.query("python", CALLS_QUERY), root).get("called", [])
+    return {start: why for start, _, why in overwritten_arguments(ModuleStatements(root), data, called)}
 
 
 def test_an_argument_stored_then_stored_again_is_never_used():

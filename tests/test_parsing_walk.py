@@ -105,3 +105,17 @@ def test_identifiers_named_visit_only_the_names_occurrences(monkeypatch):
 
     monkeypatch.setattr(parsing, "walk", walked)
     assert len(parsing.identifiers_named(parsing.parse("python", NAMES), "y", 1000)) == 2
+
+
+NESTED = (b"def outer(x):\n    def inner(y):\n        return g(h(y))\n    return inner(f(x, k(1)))\n"
+          b"class A:\n    def m(self):\n        def n():\n            pass\n        return n\nouter(g(2))(3)\n")
+
+
+@pytest.mark.parametrize("kind, query", [("call", "(call) @node"), ("function_definition", "(function_definition) @node")])
+def test_in_walk_order_puts_captures_where_the_walk_meets_them(kind, query):
+    # nested calls (a call ending where its argument's does not), nested definitions ending with their outer one
+    root = parsing.parse("python", NESTED)
+    captured = parsing.captures(parsing.query("python", query), root)["node"]
+    walked = [node for node in parsing.walk(root) if node.type == kind]
+    assert len(walked) > 3
+    assert _places(parsing.in_walk_order(captured)) == _places(walked)

@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_NODES = 200_000  # nodes of a unit walked for its bindings
+DEF_BLANKS = frozenset(b" \t\f\\\r\n")  # what may stand between `def` and the name it defines
 BINDING_PARENTS = {"assignment", "augmented_assignment", "for_statement", "for_in_clause", "as_pattern_target",
                    "global_statement", "nonlocal_statement", "named_expression", "pattern_list", "tuple_pattern",
                    "list_pattern"}
@@ -76,6 +77,23 @@ def function_names(root: Node, prefixes: frozenset[str], suffixes: frozenset[str
     return frozenset(name for name in names if name not in other and not (name in defined and name in imported))
 
 
+def may_be_function(name: str, data: bytes, prefixes: frozenset[str], suffixes: frozenset[str]) -> bool:
+    """`name` may be one of `function_names` of the unit whose bytes are `data`: it is helper-shaped, or some
+    occurrence follows `def` across blanks and line continuations. A cheap test before that walk of the whole unit."""
+    if _helper_shaped(name, prefixes, suffixes):
+        return True
+    word = name.encode("utf-8")
+    at = data.find(word)
+    while at >= 0:
+        start = at
+        while start > 0 and data[start - 1] in DEF_BLANKS:
+            start -= 1
+        if start >= 3 and data[start - 3:start] == b"def":
+            return True
+        at = data.find(word, at + 1)
+    return False
+
+
 def _helper_shaped(name: str, prefixes: frozenset[str], suffixes: frozenset[str]) -> bool:
     return name == name.lower() and any(name.startswith(p) for p in prefixes) \
         and any(name.endswith(s) for s in suffixes if s == s.lower())
@@ -122,7 +140,7 @@ def dead_arms(root: Node, prefixes: frozenset[str], suffixes: frozenset[str]) ->
     # function_names walks the whole unit: only where a tested name may be one (an imported helper-shaped name, or a
     # name the unit defines with `def`), which few files have
     data = root.text or b""
-    if not any(_helper_shaped(name, prefixes, suffixes) or b"def " + name.encode() in data for _, (name, _) in tested):
+    if not any(may_be_function(name, data, prefixes, suffixes) for _, (name, _) in tested):
         return []
     names = function_names(root, prefixes, suffixes)
     statements = {}

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
-from ascend_feasibility.analyzer.context.function_objects import function_names, tested_name
+from ascend_feasibility.analyzer.context.function_objects import function_names, may_be_function, tested_name
 from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag, substring_note
 from ascend_feasibility.analyzer.context.predicate_helpers import PredicateHelpers
 from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
@@ -475,10 +475,12 @@ class GuardReader:
             tested = tested_name(condition_node)
             value = None
             if tested is not None:
+                prefixes, suffixes = frozenset(self.guards.gate_prefixes), frozenset(self.guards.gate_suffixes)
                 if self._function_names is None:
-                    self._function_names = function_names(parsing.root_of(condition_node), frozenset(self.guards.gate_prefixes),
-                                                          frozenset(self.guards.gate_suffixes))
-                if tested[0] in self._function_names:
+                    root = parsing.root_of(condition_node)
+                    if may_be_function(tested[0], root.text or b"", prefixes, suffixes):  # else it is none of them
+                        self._function_names = function_names(root, prefixes, suffixes)
+                if self._function_names is not None and tested[0] in self._function_names:
                     value = not tested[1]
             if value is not None and (value is not here):
                 return True, Guard("dead-at-target", condition_node, f"`{tested[0]}` names a function and is not called: "

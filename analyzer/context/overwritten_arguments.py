@@ -35,20 +35,20 @@ PARAMETER_TYPES = frozenset({"identifier", "default_parameter", "typed_parameter
 MAX_NODES = 400_000
 
 
-def overwritten_arguments(module: ModuleStatements, data: bytes) -> list[tuple[int, int, str]]:
+def overwritten_arguments(module: ModuleStatements, data: bytes, called: list[Node]) -> list[tuple[int, int, str]]:
     """(first line, last line, why) of the string arguments a call of the module passes for a parameter its callee,
-    a function or class of the module, overwrites before reading."""
+    a function or class of the module, overwrites before reading. `called`: the callee names of the module's calls
+    by plain name (`f` of `f(...)`), the unit's query captures."""
     if any(word in data for word in OPAQUE_WORDS):
         return []
     defined = {parsing.text(d.child_by_field_name("name")) for _, d in module.classes + module.functions}
     if not defined:
         return []
-    try:  # the calls of the module's own definitions first: only their callees are read (most files have none)
-        calls = [(node, parsing.text(function)) for node in parsing.walk(module.root, limit=MAX_NODES, strict=True)
-                 if node.type == "call" and (function := node.child_by_field_name("function")) is not None
-                 and function.type == "identifier" and parsing.text(function) in defined]
-    except parsing.WalkLimit:
+    if module.root.descendant_count > MAX_NODES and _past_limit(module.root):
         return []
+    # the calls of the module's own definitions first: only their callees are read (most files have none)
+    calls = [(call, parsing.text(call.child_by_field_name("function")))
+             for call in parsing.in_walk_order(name.parent for name in called if parsing.text(name) in defined)]
     callees = _callees(module, {name for _, name in calls}) if calls else {}
     if not callees:
         return []
@@ -175,8 +175,10 @@ def _overwritten(function: Node, owner: str | None, shown: str, settable) -> dic
     statements = body.named_children if body is not None else []
     positional, named = _parameters(function)
     result = {}
-    for parameter in named - ({owner} if owner else set()):
-        reads = [(i, node) for i, statement in enumerate(statements) for node in _names(statement, parameter)]
+    asked = named - ({owner} if owner else set())
+    by_statement = [_names_in(statement) for statement in statements] if asked else []
+    for parameter in asked:
+        reads = [(i, node) for i, names in enumerate(by_statement) for node in names.get(parameter.encode(), ())]
         if not reads:
             continue
         first, node = reads[0]
@@ -232,14 +234,37 @@ def _names(root: Node, name: str):
     """The identifiers in `root` that are the name `name` (not an attribute's or a keyword's name)."""
     wanted = name.encode()
     for node in parsing.walk(root, limit=MAX_NODES, source_order=True):
-        if node.type != "identifier" or node.text != wanted:
-            continue
-        parent = node.parent
-        if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
-            continue
-        if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
-            continue
-        yield node
+        if node.type == "identifier" and node.text == wanted and _is_name(node):
+            yield node
+
+
+def _names_in(root: Node) -> dict[bytes, list[Node]]:
+    """name's bytes → what `_names(root, name)` yields, for every name, from one walk."""
+    found: dict[bytes, list[Node]] = {}
+    for node in parsing.walk(root, limit=MAX_NODES, source_order=True):
+        if node.type == "identifier" and _is_name(node):
+            found.setdefault(node.text, []).append(node)
+    return found
+
+
+def _is_name(identifier: Node) -> bool:
+    """Not an attribute's or a keyword's name."""
+    parent = identifier.parent
+    if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == identifier:
+        return False
+    return not (parent is not None and parent.type == "keyword_argument"
+                and parent.child_by_field_name("name") == identifier)
+
+
+def _past_limit(root: Node) -> bool:
+    """The module has more named nodes than MAX_NODES: too large to read (the limit's count is of named nodes, which
+    `descendant_count` overstates)."""
+    try:
+        for _ in parsing.walk(root, limit=MAX_NODES, strict=True):
+            pass
+    except parsing.WalkLimit:
+        return True
+    return False
 
 
 def _simple(value: Node | None) -> bool:

@@ -222,6 +222,12 @@ def walk(root: Node | None, *, limit: int | None = None, prune=None, enter_root:
         extend(reversed(children) if source_order else children)
 
 
+def in_walk_order(nodes) -> list[Node]:
+    """`nodes` (a query's captures, say) in the order `walk` yields them: a node before the nodes inside it, else the
+    one later in the source first. For nodes no two of which span the same bytes (calls, definitions)."""
+    return sorted(nodes, key=lambda node: (-node.end_byte, node.start_byte))
+
+
 IDENTIFIERS = "(identifier) @identifier"
 
 

@@ -92,9 +92,10 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
                     names |= more_names
         return ops, names
 
+    calls = _calls_by_name(root)
     for name, definition in routes.items():
         named = name.endswith(ROUTE_SUFFIXES)
-        record = _selected(name, root, definition, reached, path, device_only=not named)
+        record = _selected(name, calls, definition, reached, path, device_only=not named)
         if record is None and named:
             stem = name.lstrip("_")
             for suffix in ROUTE_SUFFIXES:
@@ -139,11 +140,13 @@ def _only_raises(function: Node) -> bool:
     return bool(statements) and statements[0].type == "raise_statement"
 
 
-def _selected(name: str, root: Node, definition: Node, reached, path: str, device_only: bool = False
+def _selected(name: str, calls: dict[str, list[Node]], definition: Node, reached, path: str, device_only: bool = False
               ) -> RouteRecord | None:
     """The route chosen by a test in this file: the twin called in one arm, the extension reached from the other
-    (only a device test where `device_only`: a twin found by structure, not by name)."""
-    for call in _calls_of(root, name, definition):
+    (only a device test where `device_only`: a twin found by structure, not by name). `calls`: _calls_by_name."""
+    for call in calls.get(name, ()):
+        if definition.start_byte <= call.start_byte < definition.end_byte:
+            continue  # a call of the route in its own body
         statement, arm = _enclosing_if(call)
         if statement is None:
             statement, arm = _returning_if_before(call)
@@ -284,10 +287,13 @@ def _called_names(node: Node) -> set[str]:
     return names
 
 
-def _calls_of(root: Node, name: str, definition: Node) -> list[Node]:
-    return [c for c in _walk(root) if c.type == "call" and (f := c.child_by_field_name("function")) is not None
-            and f.type == "identifier" and parsing.text(f) == name
-            and not definition.start_byte <= c.start_byte < definition.end_byte]
+def _calls_by_name(root: Node) -> dict[str, list[Node]]:
+    """name → the calls of the file by that plain name (`name(...)`), in source order."""
+    calls: dict[str, list[Node]] = {}
+    for c in _walk(root):
+        if c.type == "call" and (f := c.child_by_field_name("function")) is not None and f.type == "identifier":
+            calls.setdefault(parsing.text(f), []).append(c)
+    return calls
 
 
 def _enclosing_if(node: Node) -> tuple[Node | None, str]:

@@ -1142,13 +1142,13 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     if unit.cell is None:  # a notebook's lines are its cells'
         facts.dead_stores = dead_stores(module)
         facts.unbuildable_classes = unbuildable_classes(module, unit.source.data)
-        facts.overwritten_arguments = overwritten_arguments(module, unit.source.data)
+        facts.overwritten_arguments = overwritten_arguments(module, unit.source.data, _calls(unit))
         facts.unread_stores = stored_unread(module, unit.source.data)
         facts.kept_instances = kept_instances(module, unit.source.data, found.get("built_variable", []),
                                               found.get("built_class", []))
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
         if mentions_metric(unit.source.text):  # most files define no metric class or function
-            lines = metric_class_lines(unit.tree()) + metric_function_lines(unit.tree())
+            lines = metric_class_lines(unit.tree()) + metric_function_lines(unit.tree(), definitions.get("function_name", []))
             facts.phase_functions += [(METRIC_PHASE, first, last) for first, last in lines]
         facts.plugin_tables = plugin_registries.string_tables(unit.tree())
         facts.loads_by_name = plugin_registries.loads_by_name(unit.source.text)
