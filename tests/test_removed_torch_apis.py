@@ -82,6 +82,16 @@ def test_a_pin_whose_release_imports_a_removed_api_counts_where_the_project_impo
         assert "torch 1.9 removed" in found[0].message.en and "not an NPU difference" in found[0].message.en
 
 
+@pytest.mark.parametrize(("pin", "expected"), [("timm==0.3.2", ["high"]), ("timm==0.4.12", [])])
+def test_an_install_documents_pin_is_read_as_a_manifests(tmp_path, pin, expected):
+    """Round 34 V1-4: ConvNeXt's INSTALL.md:20 `pip install timm==0.3.2 tensorboardX six` (no manifest pins timm) and
+    main.py's `import timm`: the finding a requirements line gets, at the document's line."""
+    write_tree(tmp_path, {"INSTALL.md": f"# Install\n```\npip install {pin} tensorboardX six\n```\n",
+                          "main.py": "import timm\nimport torch\n"})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [(f.path, f.line, f.severity, f.counted) for f in found] == [("INSTALL.md", 3, s, True) for s in expected]
+
+
 @pytest.mark.parametrize(("statement", "modules"), [
     ("import torch._six", ["torch._six"]),
     ("import torch._six as six, os", ["torch._six", "os"]),

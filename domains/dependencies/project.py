@@ -149,12 +149,7 @@ def analyze_dependencies(
                                                             facets), facets=facets)
         unused = record is not None and _unimported(name, record, imported, used_through, context.local_modules, kb)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
-        for pin in breaking_pins(name, factory.target.release.torch):  # timm==0.3.2 imports torch._six (DEP052)
-            for site, others in _extras_folded(_per_manifest([s for s in sites if _within(s.specifier, pin.versions)
-                                                              or _admits_unfixed_latest(s.specifier, pin.latest)])):
-                emit.declaration("pin-imports-removed-torch-api", f"{name}{site.specifier}", site, pin_advice(pin),
-                                 place=declared_optional(site) or _fetch_fallback_only(imported.get(name, [])), sites=others,
-                                 facets=() if name in imported else (NOT_IMPORTED,))
+        _emit_breaking_pins(emit, name, sites, imported, factory.target.release.torch)
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         # DEP005's move (drop the label, add torch_npu) is torch's and its companions'; another package's CUDA build
         # whose route the matrix gives (xformers==0.0.25.post1+cu118: DEP001 says delete the line) has its one item there
@@ -173,6 +168,7 @@ def analyze_dependencies(
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
     for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
         _emit_below_npu_aware(emit, name, kb.package(name), sites, npu_aware_used)
+        _emit_breaking_pins(emit, name, sites, imported, factory.target.release.torch)
     has_manifest = has_manifest or bool(by_package)
     unsupported_at: set[tuple[str, str]] = set()  # (file, package) where DEP002 stands at an import: one item there
     # DEP002 per module: the unsupported packages one file imports alike (StreamDiffusion's tensorrt/utilities.py:
@@ -756,6 +752,20 @@ def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declara
         emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, since,
                          place=declared_optional(site), sites=others,
                          facets=(*facets, *stale) if ROUTE_RELEASE in facets else facets or stale)
+
+
+def _emit_breaking_pins(emit: _Emitter, name: str, sites: list[Declaration], imported: dict[str, list[ImportFact]],
+                        torch: str) -> None:
+    """DEP052: one finding per manifest or document for pins whose every release imports a torch API the target's
+    torch removed (timm==0.3.2 imports torch._six). An install document's `pip install timm==0.3.2` (ConvNeXt's
+    INSTALL.md, round 34 V1-4) is where the user's environment comes from, as DEP013 and DEP004 read it: the same
+    finding, at the same severity, as a manifest's pin."""
+    for pin in breaking_pins(name, torch):
+        for site, others in _extras_folded(_per_manifest([s for s in sites if _within(s.specifier, pin.versions)
+                                                          or _admits_unfixed_latest(s.specifier, pin.latest)])):
+            emit.declaration("pin-imports-removed-torch-api", f"{name}{site.specifier}", site, pin_advice(pin),
+                             place=declared_optional(site) or _fetch_fallback_only(imported.get(name, [])), sites=others,
+                             facets=() if name in imported else (NOT_IMPORTED,))
 
 
 ROUTE_RELEASE = "route-release"
