@@ -14,7 +14,8 @@ SOURCE = "version-assert"
 WORD = "__version__"
 # each capture spells the gate's word (query_set): the `__version__` of an `assert` statement's comparison
 VERSION_ASSERT_QUERY = r"""
-(assert_statement . (comparison_operator (attribute object: (identifier) attribute: (identifier) @version)))
+(assert_statement . (comparison_operator (attribute object: (identifier) attribute: (identifier) @version))
+ (#eq? @version "__version__"))
 """
 VERSION_ASSERT_KEY = query_set.register("version_asserts", VERSION_ASSERT_QUERY, gate=(WORD,))
 
