@@ -296,6 +296,7 @@ class ModuleFacts(Protocol):
     default_option_keywords: list[tuple[str, str, str]]  # (callee, keyword, dest) of `gpu_id=args.gpu_id` keywords
     default_forwards: list[tuple[str, str, str, str, int, str]]  # (callee, keyword, caller, parameter, index, default) of `x=x`
     star_imports: list[str]  # modules imported with `from module import *`
+    plain_imports: list[str]  # modules an `import m` / `import m as a` statement names (it binds them)
     parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]]  # switches.parameter_value_arm
     starts_process_group: bool  # calls init_process_group or the like, or imports a framework that does
     process_arms: list[tuple[int, int, str]]  # arms needing dist.is_initialized() (analyzer/context/process_groups.py)

@@ -82,6 +82,41 @@ def test_a_pin_whose_release_imports_a_removed_api_counts_where_the_project_impo
         assert "torch 1.9 removed" in found[0].message.en and "not an NPU difference" in found[0].message.en
 
 
+@pytest.mark.parametrize(("pin", "expected"), [("timm==0.3.2", ["high"]), ("timm==0.4.12", [])])
+def test_an_install_documents_pin_is_read_as_a_manifests(tmp_path, pin, expected):
+    """Round 34 V1-4: ConvNeXt's INSTALL.md:20 `pip install timm==0.3.2 tensorboardX six` (no manifest pins timm) and
+    main.py's `import timm`: the finding a requirements line gets, at the document's line."""
+    write_tree(tmp_path, {"INSTALL.md": f"# Install\n```\npip install {pin} tensorboardX six\n```\n",
+                          "main.py": "import timm\nimport torch\n"})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [(f.path, f.line, f.severity, f.counted) for f in found] == [("INSTALL.md", 3, s, True) for s in expected]
+
+
+def test_a_scripts_version_assert_is_the_release_it_runs_with(tmp_path):
+    """Round 34 V1-4, mae: main_pretrain.py:27 and main_finetune.py:26 `assert timm.__version__ == "0.3.2"`, while the
+    only install of timm is a fixed release (mae's demo notebook: 0.4.5): one item at the first assert listing both. An assert of a
+    fixed release, one inside a function, an f-string or another operator is none."""
+    script = 'import timm\nimport torch\n\nassert timm.__version__ == "0.3.2"  # version check\n'
+    write_tree(tmp_path, {
+        "requirements.txt": "timm==0.4.5\n",
+        "main_pretrain.py": script,
+        "main_finetune.py": "import timm\nassert '0.3.2' == timm.__version__, 'timm 0.3.2 only'\n",
+        "fixed.py": "import timm\nassert timm.__version__ == '0.4.12'\n",
+        "others.py": ("import timm\nv = '0.3.2'\nassert timm.__version__ == f'{v}'\nassert timm.__version__ != '0.3.2'\n"
+                      "def check():\n    assert timm.__version__ == '0.3.2'\n"),
+    })
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [(f.path, f.line, f.severity, f.counted, f.sites) for f in found] == \
+        [("main_finetune.py", 2, "high", True, ["main_finetune.py:2", "main_pretrain.py:4"])]
+
+
+def test_a_version_assert_adds_nothing_where_a_manifest_pin_already_breaks(tmp_path):
+    write_tree(tmp_path, {"requirements.txt": "timm==0.3.2\n",
+                          "main.py": 'import timm\nassert timm.__version__ == "0.3.2"\n'})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [(f.path, f.line) for f in found] == [("requirements.txt", 1)]
+
+
 @pytest.mark.parametrize(("statement", "modules"), [
     ("import torch._six", ["torch._six"]),
     ("import torch._six as six, os", ["torch._six", "os"]),

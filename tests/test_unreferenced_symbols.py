@@ -268,6 +268,27 @@ def test_a_class_a_module_only_imports_is_named_nowhere_else(tmp_path):
     assert reach[("diffusion/blocks.py", 10)] == ("runs", None)
 
 
+def test_a_module_imported_whole_beside_a_from_import_of_it_reaches_what_the_file_calls_through_it(tmp_path):
+    """Round 34 V1-2 (mae main_pretrain.py:30-31, ConvNeXt main.py:30-31): `import util.misc as misc` or `import utils`
+    beside `from ... import NativeScalerWithGradNormCount`, then `misc.init_distributed_mode(args)`: the call runs. A
+    name a file writes only as a word, with `from utils import` of another name and no `import utils`, does not."""
+    def helpers(name: str) -> str:  # each module's function has its own name: no file names the other's
+        return f"import torch\nclass Scaler:\n    pass\ndef {name}(args):\n" + CUDA + "def unused_helper():\n" + CUDA
+    write_tree(tmp_path, {
+        "util/__init__.py": "",
+        "util/misc.py": helpers("init_distributed_mode"),
+        "utils.py": helpers("setup_distributed"),
+        "main_pretrain.py": ("import util.misc as misc\nfrom util.misc import Scaler\n"
+                             "misc.init_distributed_mode(None)\nScaler()\n"),
+        "main.py": "from utils import Scaler\nimport utils\nutils.setup_distributed(None)\nScaler()\n",
+        "other.py": "from utils import Scaler\nScaler()\nunused_helper = None\n",
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("util/misc.py", 5)] == ("runs", None)
+    assert reach[("utils.py", 5)] == ("runs", None)
+    assert reach[("utils.py", 7)][0] == "optional"  # other.py's `unused_helper` is its own
+
+
 def test_a_constant_holding_a_variable_name_that_nothing_names_is_no_site(tmp_path):
     """torchchat's distributed/utils.py, in a published package: TRACE_FILE and DUMP_ON_TIMEOUT are never read, only
     ASYNC_ERROR_HANDLING reaches `os.environ[env] = val`; another file naming a constant keeps it."""
@@ -458,7 +479,7 @@ def _spelled_out_verdict(other, modules, name, project):
         return True, False, False
     touched = bound_elsewhere = False
     for dotted in imported:
-        if dotted not in sources and above(dotted):
+        if (dotted not in sources or dotted in other.plain_imports) and above(dotted):
             return True, False, False
         parent, _, leaf = dotted.rpartition(".")
         if parent in modules:
@@ -479,7 +500,7 @@ def test_the_import_verdicts_answer_as_each_import_read_in_turn():
     """import_reach.ImportVerdicts reads each file's imports once (by last part, their sources, the names a
     statement binds) and each module's packages above once: every verdict is the one of reading every import
     for every question, over every pair of these import spellings, modules and names."""
-    from itertools import combinations
+    from itertools import combinations, product
 
     from ascend_feasibility.analyzer.context.import_reach import ImportVerdicts
 
@@ -487,20 +508,22 @@ def test_the_import_verdicts_answer_as_each_import_read_in_turn():
                  ["lib", "lib.X"], ["other", "other.X"], ["X"], ["pkg.mm", "pkg.mm.X"], [".m", ".m.X"]]
     stars = [[], ["pkg"], ["lib"]]
     rebinder = SimpleNamespace(path="other.py", imports=["other2", "other2.X"], nested_imports=[], star_imports=[],
-                               unnamed_symbols=[], inner_named=[], class_shapes=[], words="")
+                               plain_imports=[], unnamed_symbols=[], inner_named=[], class_shapes=[], words="")
     project = {"other": [rebinder], "lib": [SimpleNamespace(**{**vars(rebinder), "path": "lib.py", "imports": []})]}
     verdicts = ImportVerdicts(project)
     asked = 0
     for n, (first, second) in enumerate(combinations(spellings, 2)):
-        for star in stars:
-            other = SimpleNamespace(path=f"f{n}_{len(star)}_{star[:1]}.py", imports=first, nested_imports=second,
-                                    star_imports=star, unnamed_symbols=[], inner_named=[], class_shapes=[], words="")
+        for star, plain in product(stars, (False, True)):  # plain: `import pkg.m` / `import pkg` also written
+            other = SimpleNamespace(path=f"f{n}_{len(star)}_{star[:1]}_{plain}.py", imports=first,
+                                    nested_imports=second, star_imports=star,
+                                    plain_imports=[d for d in {*first, *second} if plain and d in ("pkg.m", "pkg")],
+                                    unnamed_symbols=[], inner_named=[], class_shapes=[], words="")
             for modules in map(frozenset, ({"pkg.m"}, {"pkg.m", "m"}, {"a.pkg.m", "pkg.m", "m"}, {"lib"})):
                 for name in ("X", "Y", "m", "Z"):
                     assert verdicts._verdict(other, modules, name, True) == \
-                        _spelled_out_verdict(other, modules, name, project), (first, second, star, modules, name)
+                        _spelled_out_verdict(other, modules, name, project), (first, second, star, plain, modules, name)
                     asked += 1
-    assert asked == 55 * 3 * 4 * 4
+    assert asked == 55 * 3 * 2 * 4 * 4
     assert ImportVerdicts()._packages(frozenset({"a.pkg.m", "m"})) == {"a.pkg.m", "a.pkg", "a", "m"}
 
 

@@ -81,6 +81,27 @@ def test_the_verdict_names_the_route_of_the_project_it_is_with_the_estimate_by_i
     assert routes["torchao-float8"].relation == "builds-on" and routes["torchao-float8"].status == "none"
 
 
+def test_a_route_drives_the_verdict_only_where_a_required_item_belongs_to_its_package(tmp_path):
+    """Round 34 V1-6: IC-Light uses only transformers' CLIP text encoder (nothing to port there) and Swin-Transformer
+    opts into a guarded apex: the Routes section lists both routes, the drivers name neither. apex's FusedAdam built
+    on every run is a required item of apex: its route is named."""
+    write_tree(tmp_path, {
+        "train.py": ("import torch\nfrom transformers import CLIPTextModel\n"
+                     "try:\n    from apex.optimizers import FusedLAMB\nexcept ImportError:\n    FusedLAMB = None\n"
+                     "text = CLIPTextModel.from_pretrained('openai/clip-vit-large-patch14')\n"
+                     "if __name__ == '__main__':\n    loss.backward()\n    optimizer.step()\n"),
+        "requirements.txt": "torch\ntransformers\n",
+    })
+    report = _analyze(tmp_path)
+    assert {n.id for n in report.verdict.routes} >= {"hf-native"}
+    assert not any(d.en.startswith("builds on") for d in report.verdict.drivers)
+    (tmp_path / "train.py").write_text((tmp_path / "train.py").read_text().replace(
+        "if __name__", "from apex.optimizers import FusedAdam\nopt = FusedAdam(params)\nif __name__"))
+    report = _analyze(tmp_path)
+    builds_on = [d.en for d in report.verdict.drivers if d.en.startswith("builds on")]
+    assert builds_on == ["builds on: apex (partial route) — see Routes"]
+
+
 def test_a_project_that_runs_by_its_own_route_says_so_in_the_verdict(tmp_path):
     write_tree(tmp_path, {
         "deepspeed/__init__.py": "from deepspeed.runtime import engine\n",

@@ -56,9 +56,9 @@ class ImportVerdicts:
         by name from a module outside the project or from a project module that defines its own).
 
         facts.py lists `from m import X` as `m` and `m.X`, `import m` as `m` and `from pkg import m` as `pkg` and
-        `pkg.m`: a listed name another one extends is a `from` statement's source, which binds no name of its own (a
-        file that also writes `import m` beside `from m import Y` is read as the latter: facts do not tell them
-        apart)."""
+        `pkg.m`: a listed name another one extends is a `from` statement's source, which binds no name of its own,
+        unless an `import m` statement names it too (`plain_imports`: round 34 V1-2, mae's `import util.misc as misc`
+        beside `from util.misc import NativeScalerWithGradNormCount`, then `misc.init_distributed_mode(args)`)."""
         imports = self._read.get(other.path) or self._imports(other)
         above = self._above.get(modules) or self._packages(modules)  # the module itself or a package holding it
         if not above.isdisjoint(other.star_imports):
@@ -118,8 +118,8 @@ class ImportVerdicts:
 class _Imports:
     """One file's imported names (`imports` and `nested_imports`) as _verdict reads them whatever the module and the
     name: `bound`, those no other one extends (a name an import statement binds: `import pkg.m`, `from pkg import
-    m`); `parents`, every name's part before its last dot ("" for none); `sources_of`, a last part → the parts before
-    it of each name ending in it."""
+    m`) and those an `import` statement names (`import m` beside `from m import X`); `parents`, every name's part
+    before its last dot ("" for none); `sources_of`, a last part → the parts before it of each name ending in it."""
 
     __slots__ = ("bound", "parents", "sources_of")
 
@@ -130,7 +130,7 @@ class _Imports:
             parent, _, leaf = dotted.rpartition(".")
             self.sources_of.setdefault(leaf, []).append(parent)
         self.parents = frozenset(parent for parents in self.sources_of.values() for parent in parents)
-        self.bound = frozenset(imported - self.parents)
+        self.bound = frozenset(imported - self.parents) | frozenset(other.plain_imports)
 
 
 def _writes_module(other: ModuleFacts, modules: set[str]) -> bool:

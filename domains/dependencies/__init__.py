@@ -21,6 +21,7 @@ from ascend_feasibility.domains.dependencies.registered_models import fold_regis
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.removed_torch_apis import RemovedTorchApiScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
+from ascend_feasibility.domains.dependencies.version_asserts import VERSION_ASSERT_KEY, WORD
 from ascend_feasibility.domains.dependencies.weights_only import DETECTOR as WEIGHTS_ONLY
 from ascend_feasibility.domains.dependencies.weights_only import WeightsOnlyScanner, on_old_torch
 
@@ -36,7 +37,9 @@ class DependenciesDomain(Domain):
     fact_kinds = frozenset({"build", "install-doc"})
 
     def query_keys(self, unit: Unit) -> set[str]:
-        return {IMPORT_QUERY_KEY} if "import" in unit.source.text else set()
+        if "import" not in unit.source.text:
+            return set()
+        return {IMPORT_QUERY_KEY, VERSION_ASSERT_KEY} if WORD in unit.source.text else {IMPORT_QUERY_KEY}
 
     def collect(self, file: FileView) -> DependencyFacts:
         facts = collect(file.root, file.path, file.units)
@@ -63,6 +66,7 @@ class DependenciesDomain(Domain):
             _configured_on(run) if any(i.switch for f in facts for i in f.imports) else frozenset(),
             [d for f in facts for d in f.pythons],
             bundled_manifests(run, {d.path for d in declarations}, installs),
+            [d for f in facts for d in f.version_asserts],
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

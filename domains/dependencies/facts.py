@@ -15,6 +15,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.dependencies import installed, registered_models
+from ascend_feasibility.domains.dependencies.version_asserts import version_asserts
 from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
 
@@ -56,6 +57,8 @@ class DependencyFacts:
     remote_loads: list[str] = field(default_factory=list)  # its trust_remote_code model loads (registered_models)
     installs: list[str] = field(default_factory=list)  # requirements files its installs read, project installs (installed.py)
     pythons: list[Declaration] = field(default_factory=list)  # its `python=3.8.5` conda specs (python_line.py)
+    # its module-level `assert timm.__version__ == "0.3.2"`, by module (version_asserts.py): no declaration
+    version_asserts: list[Declaration] = field(default_factory=list)
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -67,7 +70,9 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 _add(facts, manifests.parse_setup_py(relative, unit.tree()))
                 facts.installs += installed.manifest_reads(relative, unit.tree())
             else:
-                facts.imports += _imports(unit)
+                imports = _imports(unit)
+                facts.imports += imports
+                facts.version_asserts += version_asserts(unit, {i.module for i in imports})
                 facts.cuda_parts += [m for m in _cuda_parts(unit) if m not in facts.cuda_parts]
                 facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
                 facts.npu_aware_used += [n for n in _npu_aware_used(unit) if n not in facts.npu_aware_used]

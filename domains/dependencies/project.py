@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
@@ -62,6 +63,7 @@ def analyze_dependencies(
     switches_on: frozenset[str] = frozenset(),
     pythons: list[Declaration] | None = None,
     bundled: frozenset[str] = frozenset(),
+    version_asserts: list[Declaration] | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -81,7 +83,8 @@ def analyze_dependencies(
     arm runs. `pythons`: the project's declared Pythons (conda `python=3.8.5`), judged against the target's
     (python_line.py). `bundled`: the environment and install files of another project copied into this one
     (bundled_manifests.py): their findings stand, but they add no matrix row or declared version, and set neither
-    the torch fit nor the counted torch re-pin."""
+    the torch fit nor the counted torch re-pin. `version_asserts`: the code's `assert timm.__version__ == "0.3.2"`
+    (version_asserts.py, by module): read by DEP052 alone, for a package no manifest or install document pins."""
     parts_by_path = parts_by_path or {}
     if switches_on:
         imports = [_switched_on(fact, switches_on) for fact in imports]
@@ -102,6 +105,7 @@ def analyze_dependencies(
     findings: list[Finding] = []
     emit = _Emitter(factory, findings, context)
     cuda_parts = cuda_parts | {fact.module for fact in imports}  # mmdet, mmseg: libraries built on a CUDA part
+    broken: set[str] = set()  # packages a manifest or an install document pins to a breaking release (DEP052)
     records = {name: _classed(kb.package(name), by_package.get(name, []) or documented.get(name, []), cuda_parts)
                for name in set(by_package) | set(documented) | set(imported)}
     for name, declared in by_package.items():
@@ -149,12 +153,8 @@ def analyze_dependencies(
                                                             facets), facets=facets)
         unused = record is not None and _unimported(name, record, imported, used_through, context.local_modules, kb)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
-        for pin in breaking_pins(name, factory.target.release.torch):  # timm==0.3.2 imports torch._six (DEP052)
-            for site, others in _extras_folded(_per_manifest([s for s in sites if _within(s.specifier, pin.versions)
-                                                              or _admits_unfixed_latest(s.specifier, pin.latest)])):
-                emit.declaration("pin-imports-removed-torch-api", f"{name}{site.specifier}", site, pin_advice(pin),
-                                 place=declared_optional(site) or _fetch_fallback_only(imported.get(name, [])), sites=others,
-                                 facets=() if name in imported else (NOT_IMPORTED,))
+        if _emit_breaking_pins(emit, name, sites, imported, factory.target.release.torch):
+            broken.add(name)
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         # DEP005's move (drop the label, add torch_npu) is torch's and its companions'; another package's CUDA build
         # whose route the matrix gives (xformers==0.0.25.post1+cu118: DEP001 says delete the line) has its one item there
@@ -173,6 +173,14 @@ def analyze_dependencies(
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
     for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
         _emit_below_npu_aware(emit, name, kb.package(name), sites, npu_aware_used)
+        if _emit_breaking_pins(emit, name, sites, imported, factory.target.release.torch):
+            broken.add(name)
+    asserted: dict[str, list[Declaration]] = defaultdict(list)
+    for site in sorted(version_asserts or [], key=lambda d: (d.path, d.line)):
+        asserted[kb.distribution_of(site.name)].append(replace(site, name=kb.distribution_of(site.name)))
+    for name, sites in asserted.items():
+        if name not in broken:  # the release a script insists on, whatever a manifest or a notebook installs
+            _emit_breaking_pins(emit, name, sites, imported, factory.target.release.torch, _one_item)
     has_manifest = has_manifest or bool(by_package)
     unsupported_at: set[tuple[str, str]] = set()  # (file, package) where DEP002 stands at an import: one item there
     # DEP002 per module: the unsupported packages one file imports alike (StreamDiffusion's tensorrt/utilities.py:
@@ -756,6 +764,35 @@ def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declara
         emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, since,
                          place=declared_optional(site), sites=others,
                          facets=(*facets, *stale) if ROUTE_RELEASE in facets else facets or stale)
+
+
+def _emit_breaking_pins(emit: _Emitter, name: str, sites: list[Declaration], imported: dict[str, list[ImportFact]],
+                        torch: str, grouped: Grouping | None = None) -> bool:
+    """DEP052: one finding per manifest or document (`grouped`: how the sites make findings) for pins whose every
+    release imports a torch API the target's torch removed (timm==0.3.2 imports torch._six). An install document's
+    `pip install timm==0.3.2` (ConvNeXt's INSTALL.md, round 34 V1-4) is where the user's environment comes from, as
+    DEP013 and DEP004 read it: the same finding, at the same severity, as a manifest's pin. Whether one was emitted."""
+    emitted = False
+    for pin in breaking_pins(name, torch):
+        for site, others in _extras_folded((grouped or _per_manifest)(
+                [s for s in sites if _within(s.specifier, pin.versions)
+                 or _admits_unfixed_latest(s.specifier, pin.latest)])):
+            emit.declaration("pin-imports-removed-torch-api", f"{name}{site.specifier}", site, pin_advice(pin),
+                             place=declared_optional(site) or _fetch_fallback_only(imported.get(name, [])), sites=others,
+                             facets=() if name in imported else (NOT_IMPORTED,))
+            emitted = True
+    return emitted
+
+
+Grouping = Callable[[list[Declaration]], list[tuple[Declaration, list[str] | None]]]
+
+
+def _one_item(sites: list[Declaration]) -> list[tuple[Declaration, list[str] | None]]:
+    """The code's version asserts of one package, one per script (mae's three main_*.py), make one pin to move: one
+    finding at the first, listing every assert."""
+    if not sites:
+        return []
+    return [(sites[0], [f"{s.path}:{s.line}" for s in sites] if len(sites) > 1 else None)]
 
 
 ROUTE_RELEASE = "route-release"

@@ -350,6 +350,9 @@ class PhaseFacts:
     # the caller as a function, class or "Class.method", its parameter, position, default; "" where not such a value)
     default_forwards: list[tuple[str, str, str, str, int, str]] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
+    # modules an `import m` / `import m as a` statement names: they bind `m` (`a`) even where `from m import X` also
+    # lists `m` as a source (analyzer/context/import_reach.py)
+    plain_imports: list[str] = field(default_factory=list)
     # starts a process group; the if-arms that need one (analyzer/context/process_groups.py)
     starts_process_group: bool = False
     process_arms: list[tuple[int, int, str]] = field(default_factory=list)
@@ -409,6 +412,7 @@ class PhaseFacts:
         """Add another unit's facts of the same file (a notebook's next cell)."""
         self.imports += other.imports
         self.nested_imports += other.nested_imports
+        self.plain_imports += other.plain_imports
         self.extension_loads += other.extension_loads
         self.models += other.models
         self.launched_scripts += other.launched_scripts
@@ -666,6 +670,7 @@ def compact(facts: PhaseFacts) -> PhaseFacts:
     """Share the strings many files repeat (`torch`, `torch.nn`, ...): the main process keeps every file's facts."""
     facts.imports = sorted({sys.intern(name) for name in facts.imports})
     facts.nested_imports = [sys.intern(name) for name in facts.nested_imports]
+    facts.plain_imports = [sys.intern(name) for name in facts.plain_imports]
     facts.model_refs = [sys.intern(name) for name in facts.model_refs]
     for model in facts.models:
         model.bases = [sys.intern(b) for b in model.bases]
@@ -1015,6 +1020,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     sites: list[tuple[str, Node | None]] = []  # (module, the statement importing it)
     for node in found.get("import", []):
         sites.append(("".join(parsing.text(node).split()), _statement(node)))
+    facts.plain_imports = sorted({module for module, _ in sites})
     for node in found.get("from_module", []):
         text = "".join(parsing.text(node).split())
         module = _absolute(text, package)

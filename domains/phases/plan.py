@@ -113,7 +113,7 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         own = [n for n in routes if n.relation == "is"]
         reasons = [route_reason(n, work, judged.label, plan_data()) for n in own]
         own_routes = [route_driver(n, work) for n in own] + [r for r in reasons if r is not None]
-        builds_on = builds_on_driver(routes)
+        builds_on = builds_on_driver(routes, findings)
         missing = unscanned_caveats(unscanned, [(f.path, f.imports) for f in facts], [f.path for f in facts], role_of)
         judged = judged.model_copy(update={"routes": routes, "drivers": missing + own_routes + judged.drivers
                                            + ([builds_on] if builds_on else [])})

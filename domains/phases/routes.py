@@ -4,6 +4,7 @@ which applies, and for a project that is one of them, the estimate by that route
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import takewhile
 
 from ascend_feasibility.analyzer.core.models import (
     COUNTED_ROLES,
@@ -102,6 +103,18 @@ def optional_packages(findings: list[Finding]) -> frozenset[str]:
     return frozenset((reported & used) - runs)
 
 
+def required_packages(findings: list[Finding]) -> frozenset[str]:
+    """The packages (keys as `_package_key` spells them) some required-bucket finding is at: its symbol's first name
+    (`apex.optimizers.FusedAdam`, DEP001's `apex`, DEP052's `timm==0.3.2`)."""
+    found = set()
+    for f in findings:
+        if f.symbol and bucket_of(f) == "required":
+            name = "".join(takewhile(lambda char: char.isalnum() or char in "_-", f.symbol))
+            if name:
+                found.add(_package_key(name))
+    return frozenset(found)
+
+
 def _package_key(name: str) -> str:
     """flash-attn and flash_attn, Apex and apex: one key."""
     return name.lower().replace("-", "_")
@@ -143,9 +156,16 @@ def route_reason(note: RouteNote, work: Effort, label: Text, data: dict) -> Text
     return Text(en=en, zh=zh)
 
 
-def builds_on_driver(notes: list[RouteNote]) -> Text | None:
-    """One line naming what the project builds on that has a route (or has none) on Ascend."""
-    others = [n for n in notes if n.relation == "builds-on"]
+def builds_on_driver(notes: list[RouteNote], findings: list[Finding]) -> Text | None:
+    """One line naming what the project builds on that has a route (or has none) on Ascend, among the routes of a
+    package some required item (counted, runs: estimate.bucket_of) belongs to: a route of a package the project only
+    opts into (Swin-Transformer's guarded apex) or uses with nothing to port (IC-Light's CLIP text encoder from
+    transformers) drives no verdict (round 34 V1-6); the Routes section still lists it."""
+    required = required_packages(findings)
+    packages = {route.id: {_package_key(p) for p in route.packages} | {_package_key(m.split(".", 1)[0])
+                                                                       for m in route.modules}
+                for route in load_routes().route}
+    others = [n for n in notes if n.relation == "builds-on" and not packages.get(n.id, set()).isdisjoint(required)]
     if not others:
         return None
     words = {"supported": ("route", "有路径"), "partial": ("partial route", "部分路径"),
