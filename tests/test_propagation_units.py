@@ -23,6 +23,7 @@ class Facts:
     path: str
     imports: list[str] = field(default_factory=list)
     nested_imports: list[str] = field(default_factory=list)
+    plain_imports: list[str] = field(default_factory=list)
     extension_loads: list[str] = field(default_factory=list)
     helper_imports: dict[str, str] = field(default_factory=dict)
     caught_calls: dict[str, int] = field(default_factory=dict)
