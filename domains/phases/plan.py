@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.bundled_projects import (
     BundledCopies,
+    root_modules,
     unimported_projects,
     unlaunched_scripts,
     unrun_package_scripts,
@@ -169,7 +170,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     projects (bundled_projects.bundled_copies); `documented`: the files the root README's runner commands launch
     (readme_runs.launched_files); `distribution`: the name the project publishes (pyproject's [project] name)."""
     python = {f.path: f for f in facts if f.module or f.notebook}
-    by_module, by_folder = _modules_by_name(python)
+    by_module, by_folder = _modules_by_name(python, copies.on_path)
     resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
     reexports = _reexports(python, by_module)
     graph = {path: _local_targets(f, by_module, resolved, reexports) | _nearby_targets(path, f, by_folder)
@@ -398,14 +399,20 @@ def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[
     return targets
 
 
-def _modules_by_name(python: dict[str, PhaseFacts]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+def _modules_by_name(python: dict[str, PhaseFacts], on_path: Iterable[str] = ()
+                     ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """Each file by the dotted names an import may load it by: its path from the analysed root everywhere, and its name
     from the topmost package holding it: everywhere where that package sits at the root or under src/ (a src layout's
     `nanotron.models.llama`, which trainer.py imports), and for importers below the package's folder only where it sits
     deeper (CogVideo's `rife.RIFE_HDv3`, imported by the gradio app beside it; finetune/utils/ is no `utils` to the
     app, whose `import utils` is the utils.py beside it). A module outside any package is its bare stem to the files
-    of its own folder only (app.py's `import rife_model`)."""
+    of its own folder only (app.py's `import rife_model`). A bundled copy the host puts on sys.path (`on_path`:
+    BundledCopies.on_path) names its modules from its own root everywhere (`ldm.modules.encoders.modules` for
+    stable_diffusion/ldm/modules/encoders/modules.py): the host imports them, and its configs build them, so."""
     by_module = {f.module: path for path, f in python.items() if f.module}
+    for folder in sorted(on_path):
+        for name, path in root_modules(folder, python).items():
+            by_module.setdefault(name, path)
     by_folder: dict[str, dict[str, str]] = defaultdict(dict)
     packages = {path_view(path).parent for path in python if path_view(path).name == "__init__.py"}
     for path, f in python.items():
