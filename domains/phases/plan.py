@@ -160,6 +160,7 @@ class PhaseAssignment:
     by_path: dict[str, set[str]]
     entries: list[PhaseEntry]
     functions: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)  # PhaseFacts.phase_functions by path
+    bundled: frozenset[str] = frozenset()  # scripts of other projects' copies the host never runs (no entries)
 
 
 def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
@@ -255,7 +256,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     _config_phases(facts, by_path)
     _configured_phases(configured, by_path, reach)
     functions = {f.path: f.phase_functions for f in facts if f.phase_functions}
-    return PhaseAssignment(present, dict(by_path), entries, functions)
+    return PhaseAssignment(present, dict(by_path), entries, functions, frozenset(bundled))
 
 
 def _configured_modules(facts: list[PhaseFacts], by_module: dict[str, str],
@@ -620,13 +621,14 @@ def _code_site_phases(finding: Finding, assignment: PhaseAssignment) -> list[str
     imports of the files that build a Trainer: domains/dependencies/project.py _with_part_sites) belongs to those files'
     phases, not to every phase: the 1.x -> 2.x Trainer port is training's where only training builds a Trainer, and an
     inference script that only subclasses LightningModule needs none of it. Empty where it names no such file, or none
-    the plan places (the environment file's phases then hold, as before)."""
+    the plan places (the environment file's phases then hold, as before). A script of a bundled copy the host never
+    runs (instruct-pix2pix's stable_diffusion/main.py, another project's Lightning trainer) carries none of its work."""
     if finding.role != "build" or not finding.sites:
         return []
     run = {entry.path: entry.phases for entry in assignment.entries}
     found: set[str] = set()
     for site in map(parse_site, finding.sites):
-        if site is not None and site[0].endswith(PYTHON_SUFFIXES):
+        if site is not None and site[0].endswith(PYTHON_SUFFIXES) and site[0] not in assignment.bundled:
             # an entry builds its Trainer where it runs: its own phases, not those of entries that import a class of
             # it (a data-generation script's config naming `main.DataModuleFromConfig` of the training entry)
             found.update(run.get(site[0]) or assignment.by_path.get(site[0]) or ())
