@@ -189,7 +189,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     bundled |= unrun_package_scripts(facts, set(packages), console_modules, documented, distribution)
     bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
     run = _run_by_name(facts, documented)
-    libraries = _library_modules(graph, role_of) | configured.keys()
+    by_package = _loaded_by_their_package(python)
+    imported |= by_package
+    libraries = _library_modules(graph, role_of) | configured.keys() | by_package
     entry_paths = sorted(
         path for path, f in python.items()
         if (f.notebook or path_view(path).name in launched_names or f.module in console_modules or path in consoles
@@ -298,6 +300,16 @@ def _self_test(path: str, f: PhaseFacts, libraries: set[str], imported: set[str]
     if len(path_view(path).parts) > 1:
         return path in libraries
     return f.main_demo and path in imported
+
+
+def _loaded_by_their_package(python: dict[str, PhaseFacts]) -> set[str]:
+    """The modules of a package whose `__init__.py` loads modules by name (`importlib.import_module`): BasicSR-style
+    registries scan their own folder and import every `*_arch.py` by its dotted name (NAFNet's basicsr/models/archs/),
+    so no import statement names the module, yet its package loads it, and its `__main__` block (a FLOP count) is a
+    self-test, no entry (round 34 V2 class 6)."""
+    loaders = {path_view(path).parent for path, f in python.items()
+               if path_view(path).name == "__init__.py" and f.loads_by_name}
+    return {path for path in python if path_view(path).parent in loaders and path_view(path).name != "__init__.py"}
 
 
 def _library_modules(graph: dict[str, set[str]], role_of: Callable[[str], str]) -> set[str]:
