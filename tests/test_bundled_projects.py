@@ -632,3 +632,79 @@ def test_the_copies_are_found_once_per_run_for_every_pass_that_reads_them(tmp_pa
     assert len(calls) == 1
     assert {e.path for e in report.phase_matrix.entries} == {"inference.py"}
     assert reaches(report)[f"{RECIPE}/train.py"] == {"optional"}
+
+
+def test_a_copys_bare_import_of_its_own_main_is_no_import_of_the_hosts_main():
+    # round 34 A2 class 1: stable_diffusion/scripts/inpaint.py's `from main import ...` means the copy's own main.py,
+    # which the copy's root supplies, not the host's top-level main.py
+    def tree(*copy_files: PhaseFacts):
+        host = PhaseFacts(path="model/encoder.py", module="model.encoder", imports=["hubentry"],
+                          words=" sys path append lib ", dotted_words=["sys.path.append"])
+        return [host, PhaseFacts(path="main.py", module="main"), PhaseFacts(path="lib/setup.py", module="lib.setup"),
+                PhaseFacts(path="lib/hubentry.py", module="lib.hubentry"), *copy_files]
+    sample = PhaseFacts(path="lib/scripts/sample.py", module="lib.scripts.sample", imports=["main.build"])
+    assert sys_path_copies(tree(PhaseFacts(path="lib/main.py", module="lib.main"), sample)) == {"lib": {"hubentry"}}
+    # without a main.py of its own the copy's script imports the host's: the folder is the project's own
+    assert sys_path_copies(tree(sample)) == {}
+
+
+COPY_BLOCKS = """import torch
+
+
+class Block(torch.nn.Module):
+    def forward(self, x):
+        return x.to('cuda')
+
+
+if __name__ == "__main__":
+    model = Block().eval()
+    with torch.no_grad():
+        print(model(torch.zeros(1).cuda()))
+"""
+COPY_MAIN = """import torch
+
+
+def build():
+    return torch.zeros(1).cuda()
+
+
+if __name__ == "__main__":
+    build()
+"""
+COPY_SAMPLE = """import torch
+from main import build
+
+
+if __name__ == "__main__":
+    torch.cuda.synchronize()
+    build()
+"""
+HOST_MAIN = """import sys
+import torch
+sys.path.append("./visionlib")
+import hubentry
+
+
+if __name__ == "__main__":
+    hubentry.small_model()
+    model = torch.nn.Linear(1, 1).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss = model(torch.zeros(1).cuda()).sum()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_copy_importing_its_own_main_keeps_its_scripts_out_and_the_modules_the_host_builds_in(tmp_path):
+    # instruct-pix2pix: a host main.py beside a copy on sys.path with its own main.py, scripts importing it, and a
+    # module with a `__main__` smoke block that the host's config builds (`target: ldm.modules.encoders.modules...`)
+    tree = on_path_tree(**{"main.py": HOST_MAIN, "configs/train.yaml": "model:\n  target: visionlib.blocks.Block\n",
+                           f"{ONPATH}/main.py": COPY_MAIN, f"{ONPATH}/scripts/sample.py": COPY_SAMPLE,
+                           f"{ONPATH}/visionlib/blocks.py": COPY_BLOCKS})
+    report = run(write(tmp_path, tree))
+    assert {e.path for e in report.phase_matrix.entries} == {"infer.py", "main.py"}
+    found = reaches(report)
+    for path in ("main.py", "scripts/sample.py", "setup.py", "visionlib/train/train.py"):
+        assert found[f"{ONPATH}/{path}"] == {"optional"}, path
+    assert found[f"{ONPATH}/visionlib/blocks.py"] == {"runs"}  # built by the host's config: its block a self-test
+    assert found[f"{ONPATH}/hubentry.py"] == {"runs"}  # the host imports it from the copy's root

@@ -138,3 +138,21 @@ def test_an_inference_script_importing_a_helper_of_the_training_entry_gets_no_tr
     [item] = lightning_items(report)
     assert "train.py:4" in item.sites
     assert "training" in item.phases and "inference" not in item.phases
+
+
+# another project's trainer in a copy the host puts on sys.path (instruct-pix2pix's stable_diffusion/main.py): it
+# samples too, so its own evidence says inference
+COPY_MAIN = TRAIN.replace("    trainer.fit(", "    with torch.no_grad():\n        Net().eval()(torch.randn(1, 4))\n    trainer.fit(")
+HOST_SAMPLE = SAMPLE.replace("from model import Net\n", "from model import Net\nimport sys\nsys.path.append(\"./upstream\")\n"
+                             "import hubentry\n")
+
+
+def test_a_bundled_copys_trainer_puts_no_phase_on_the_hosts_lightning_pin(tmp_path):
+    report = run(write(tmp_path, {"requirements.txt": REQUIREMENTS, "model.py": MODEL, "train.py": TRAIN,
+                                  "sample.py": HOST_SAMPLE, "upstream/setup.py": "from setuptools import setup\n\nsetup()\n",
+                                  "upstream/hubentry.py": "import torch\n\n\ndef load():\n    return torch.zeros(1)\n",
+                                  "upstream/model.py": MODEL, "upstream/main.py": COPY_MAIN}))
+    assert {e.path for e in report.phase_matrix.entries} == {"train.py", "sample.py"}
+    [item] = [f for f in lightning_items(report) if f.path == "requirements.txt"]
+    assert "upstream/main.py:4" in item.sites  # the copy's Trainer is listed, and adds no phase of its own
+    assert item.phases == ["training"]

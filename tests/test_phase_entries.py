@@ -97,6 +97,27 @@ def test_an_imported_modules_block_a_launcher_or_the_readme_runs_stays_an_entry(
     assert set(entry_paths(documented)) == {"inference.py", "vae.py"}
 
 
+# NAFNet's basicsr/models/archs/__init__.py: a registry that scans its folder and imports every `*_arch.py` by name
+ARCHS_INIT = """import importlib
+import os
+
+_names = [f[:-3] for f in os.listdir(os.path.dirname(__file__)) if f.endswith("_arch.py")]
+_modules = [importlib.import_module(f"models.archs.{name}") for name in _names]
+"""
+ARCHS_INFERENCE = INFERENCE.replace("from vae import Autoencoder", "from models.archs import _modules\nAutoencoder = None")
+
+
+def test_a_module_its_packages_by_name_loader_imports_is_no_entry(tmp_path):
+    # its `__main__` block (NAFNet's FLOP counts) is a self-test, no entry; the README running it keeps it one
+    tree = {"inference.py": ARCHS_INFERENCE, "models/__init__.py": "", "models/archs/__init__.py": ARCHS_INIT,
+            "models/archs/vae_arch.py": VAE}
+    assert set(entry_paths(run(write(tmp_path / "a", tree)))) == {"inference.py"}
+    documented = tree | {"README.md": "# VAE\n\n```bash\npython models/archs/vae_arch.py\n```\n"}
+    assert set(entry_paths(run(write(tmp_path / "b", documented)))) == {"inference.py", "models/archs/vae_arch.py"}
+    plain = tree | {"models/archs/__init__.py": ""}  # a package that loads nothing by name: nothing imports the module
+    assert set(entry_paths(run(write(tmp_path / "c", plain)))) == {"inference.py", "models/archs/vae_arch.py"}
+
+
 def test_a_script_only_a_test_imports_stays_an_entry(tmp_path):
     test = "from vae import cli\n\n\ndef test_cli():\n    cli()\n"
     report = run(write(tmp_path, {"vae.py": CLI, "tests/test_vae.py": test}))

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Protocol
 
+from ascend_feasibility.analyzer.context.unloaded import CONFIG_SUFFIXES
 from ascend_feasibility.analyzer.context.vendored import PATH_EDITS
 from ascend_feasibility.analyzer.context.written_names import writes_word
 from ascend_feasibility.knowledge import load_context_conventions
@@ -77,6 +78,7 @@ class BundledCopies:
     outside: frozenset[str] = frozenset()  # names of the scripts a file outside every copy launches
     unreached: dict[str, tuple[str, ...]] = field(default_factory=dict)  # copy → its modules the host's imports miss
     imported: dict[str, tuple[str, ...]] = field(default_factory=dict)  # copy outside any package → what the host imports through it
+    loaded: dict[str, frozenset[str]] = field(default_factory=dict)  # copy → its modules the host's imports load
 
 
 def bundled_copies(facts: Iterable[_Facts], packages: set[str], worked_in: Iterable[str] = ()) -> BundledCopies:
@@ -92,10 +94,13 @@ def bundled_copies(facts: Iterable[_Facts], packages: set[str], worked_in: Itera
     if not folders:
         return BundledCopies(frozenset(recipes), on_path)
     imported = {folder: tuple(sorted(imported_through(folder, facts))) for folder in folders if folder not in on_path}
+    loaded = {folder: frozenset(_loaded_modules(folder, facts, on_path)) for folder in folders}
     return BundledCopies(frozenset(recipes), on_path, folders, frozenset(outside_launches(facts, set(folders))),
-                         {folder: tuple(_unreached_modules(folder, facts, on_path)) for folder in folders},
+                         {folder: tuple(path for path in _python_in(folder, facts) if loaded[folder]
+                                        and path not in loaded[folder]) for folder in folders},
                          {folder: names for folder, names in imported.items()
-                          if names and str(PurePosixPath(folder).parent) not in packages and folder not in packages})
+                          if names and str(PurePosixPath(folder).parent) not in packages and folder not in packages},
+                         loaded=loaded)
 
 
 def unlaunched_scripts(facts: Iterable[_Facts], copies: BundledCopies, console_modules: Iterable[str] = (),
@@ -115,7 +120,9 @@ def unlaunched_scripts(facts: Iterable[_Facts], copies: BundledCopies, console_m
         folder = next((folder for folder in folders if f.path.startswith(folder + "/")), None)
         if folder is None or PurePosixPath(f.path).name in outside or f.module in consoles or f.path in run:
             continue
-        if not f.path.endswith(".py") or f.main_guard or f.top_level_code:  # a .py file is run only by its own code
+        # a .py file is run only by its own code; one the host's imports load is a module of the host's (its
+        # `__main__` block a self-test: stable_diffusion's ldm/modules/encoders/modules.py, built by the host's config)
+        if not f.path.endswith(".py") or ((f.main_guard or f.top_level_code) and f.path not in copies.loaded[folder]):
             found[f.path] = _why(folder, f.path, copies)
     for folder in folders:  # the copy's modules neither the host's imports nor the modules they load reach
         for path in copies.unreached[folder]:
@@ -128,20 +135,29 @@ def unlaunched_scripts(facts: Iterable[_Facts], copies: BundledCopies, console_m
     return found
 
 
-def _unreached_modules(folder: str, facts: list[_Facts], on_path: dict[str, frozenset[tuple[str, str]]]) -> list[str]:
+def _python_in(folder: str, facts: list[_Facts]) -> list[str]:
+    return [f.path for f in facts if f.path.endswith(".py") and f.path.startswith(folder + "/")]
+
+
+def _loaded_modules(folder: str, facts: list[_Facts], on_path: dict[str, frozenset[tuple[str, str]]]) -> set[str]:
     """The Python files of the folder that the host's imports of it (through the folder by dotted name, or by the
-    file's name from the analysed root) do not load, following the copy's own imports by their names from the analysed
-    root and from the copy's root (its scripts import `utils.dist_utils` from there). Nothing where the host imports
-    nothing of it: the import graph decides then. `on_path`: _sys_path_imports(facts)."""
+    file's name from the analysed root, or from the copy's root where the host puts it on sys.path, or a config of
+    the host naming a module of it: `target: ldm.modules.encoders.modules.FrozenCLIPEmbedder`) load, following the
+    copy's own imports by their names from the analysed root and from the copy's root (its scripts import
+    `utils.dist_utils` from there). Empty where the host imports nothing of it: the import graph decides then.
+    `on_path`: _sys_path_imports(facts)."""
     inside = {f.path: f for f in facts if f.path.endswith(".py") and f.path.startswith(folder + "/")}
     by_module = {f.module: f.path for f in facts if f.module}
     starts = {target for f in facts if f.path.endswith(".py") and f.path not in inside
               for target in _targets(f.imports, by_module) if target in inside}
     starts |= set(_through_paths(folder, facts)) | set(_sys_path_paths(folder, facts, on_path))
     if not starts:
-        return []
-    by_module |= {".".join(PurePosixPath(path[len(folder) + 1:]).with_suffix("").parts).removesuffix(".__init__"): path
-                  for path in inside}  # the copy's root is its scripts' sys.path[0]
+        return set()
+    own = root_modules(folder, inside)  # the copy's root is its scripts' sys.path[0]
+    if folder in on_path:  # and the host's, whose configs name its modules from there
+        starts |= {target for f in facts if f.path.endswith(CONFIG_SUFFIXES) and not f.path.startswith(folder + "/")
+                   for target in _targets(f.dotted_words, own)}
+    by_module |= own
     reached, todo = set(), list(starts)
     while todo:
         path = todo.pop()
@@ -149,7 +165,7 @@ def _unreached_modules(folder: str, facts: list[_Facts], on_path: dict[str, froz
             continue
         reached.add(path)
         todo += [target for target in _targets(inside[path].imports, by_module) if target in inside]
-    return [path for path in inside if path not in reached]
+    return reached
 
 
 def _why(folder: str, path: str, copies: BundledCopies) -> str:
@@ -193,14 +209,26 @@ def bundled_project_folders(facts: Iterable[_Facts], packages: set[str]) -> set[
             if not any(PurePosixPath(folder).is_relative_to(other) and folder != other for other in found)}
 
 
+def root_modules(folder: str, paths: Iterable[str]) -> dict[str, str]:
+    """module name relative to the folder → path, for the folder's Python files (`paths`): the names its own scripts
+    import with the folder's root as their sys.path[0]."""
+    return {".".join(PurePosixPath(path[len(folder) + 1:]).with_suffix("").parts).removesuffix(".__init__"): path
+            for path in paths if path.endswith(".py") and path.startswith(folder + "/")}
+
+
 def _imports_outside(folder: str, facts: list[_Facts], by_module: dict[str, str]) -> bool:
     """Does a Python file of the folder import a module of the project that lies outside it (the longest prefix of an
-    imported name that names a project module)?"""
+    imported name that names a project module)? A name the folder's own root supplies is the copy's module, not the
+    host's: stable_diffusion/scripts/inpaint.py's `from main import ...` means stable_diffusion/main.py, not the
+    host's top-level main.py (round 34 A2 class 1)."""
+    own = root_modules(folder, (f.path for f in facts))
     for f in facts:
         if not (f.path.endswith(".py") and f.path.startswith(folder + "/")):
             continue
         for name in f.imports:
             parts = name.split(".")
+            if any(".".join(parts[:end]) in own for end in range(len(parts), 0, -1)):
+                continue
             target = next((by_module[".".join(parts[:end])] for end in range(len(parts), 0, -1)
                            if ".".join(parts[:end]) in by_module), None)
             if target is not None and not target.startswith(folder + "/"):

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.bundled_projects import (
     BundledCopies,
+    root_modules,
     unimported_projects,
     unlaunched_scripts,
     unrun_package_scripts,
@@ -159,6 +160,7 @@ class PhaseAssignment:
     by_path: dict[str, set[str]]
     entries: list[PhaseEntry]
     functions: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)  # PhaseFacts.phase_functions by path
+    bundled: frozenset[str] = frozenset()  # scripts of other projects' copies the host never runs (no entries)
 
 
 def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
@@ -169,7 +171,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     projects (bundled_projects.bundled_copies); `documented`: the files the root README's runner commands launch
     (readme_runs.launched_files); `distribution`: the name the project publishes (pyproject's [project] name)."""
     python = {f.path: f for f in facts if f.module or f.notebook}
-    by_module, by_folder = _modules_by_name(python)
+    by_module, by_folder = _modules_by_name(python, copies.on_path)
     resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
     reexports = _reexports(python, by_module)
     graph = {path: _local_targets(f, by_module, resolved, reexports) | _nearby_targets(path, f, by_folder)
@@ -187,7 +189,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     bundled |= unrun_package_scripts(facts, set(packages), console_modules, documented, distribution)
     bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
     run = _run_by_name(facts, documented)
-    libraries = _library_modules(graph, role_of) | configured.keys()
+    by_package = _loaded_by_their_package(python)
+    imported |= by_package
+    libraries = _library_modules(graph, role_of) | configured.keys() | by_package
     entry_paths = sorted(
         path for path, f in python.items()
         if (f.notebook or path_view(path).name in launched_names or f.module in console_modules or path in consoles
@@ -254,7 +258,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     _config_phases(facts, by_path)
     _configured_phases(configured, by_path, reach)
     functions = {f.path: f.phase_functions for f in facts if f.phase_functions}
-    return PhaseAssignment(present, dict(by_path), entries, functions)
+    return PhaseAssignment(present, dict(by_path), entries, functions, frozenset(bundled))
 
 
 def _configured_modules(facts: list[PhaseFacts], by_module: dict[str, str],
@@ -296,6 +300,16 @@ def _self_test(path: str, f: PhaseFacts, libraries: set[str], imported: set[str]
     if len(path_view(path).parts) > 1:
         return path in libraries
     return f.main_demo and path in imported
+
+
+def _loaded_by_their_package(python: dict[str, PhaseFacts]) -> set[str]:
+    """The modules of a package whose `__init__.py` loads modules by name (`importlib.import_module`): BasicSR-style
+    registries scan their own folder and import every `*_arch.py` by its dotted name (NAFNet's basicsr/models/archs/),
+    so no import statement names the module, yet its package loads it, and its `__main__` block (a FLOP count) is a
+    self-test, no entry (round 34 V2 class 6)."""
+    loaders = {path_view(path).parent for path, f in python.items()
+               if path_view(path).name == "__init__.py" and f.loads_by_name}
+    return {path for path in python if path_view(path).parent in loaders and path_view(path).name != "__init__.py"}
 
 
 def _library_modules(graph: dict[str, set[str]], role_of: Callable[[str], str]) -> set[str]:
@@ -398,14 +412,20 @@ def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[
     return targets
 
 
-def _modules_by_name(python: dict[str, PhaseFacts]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+def _modules_by_name(python: dict[str, PhaseFacts], on_path: Iterable[str] = ()
+                     ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """Each file by the dotted names an import may load it by: its path from the analysed root everywhere, and its name
     from the topmost package holding it: everywhere where that package sits at the root or under src/ (a src layout's
     `nanotron.models.llama`, which trainer.py imports), and for importers below the package's folder only where it sits
     deeper (CogVideo's `rife.RIFE_HDv3`, imported by the gradio app beside it; finetune/utils/ is no `utils` to the
     app, whose `import utils` is the utils.py beside it). A module outside any package is its bare stem to the files
-    of its own folder only (app.py's `import rife_model`)."""
+    of its own folder only (app.py's `import rife_model`). A bundled copy the host puts on sys.path (`on_path`:
+    BundledCopies.on_path) names its modules from its own root everywhere (`ldm.modules.encoders.modules` for
+    stable_diffusion/ldm/modules/encoders/modules.py): the host imports them, and its configs build them, so."""
     by_module = {f.module: path for path, f in python.items() if f.module}
+    for folder in sorted(on_path):
+        for name, path in root_modules(folder, python).items():
+            by_module.setdefault(name, path)
     by_folder: dict[str, dict[str, str]] = defaultdict(dict)
     packages = {path_view(path).parent for path in python if path_view(path).name == "__init__.py"}
     for path, f in python.items():
@@ -613,13 +633,14 @@ def _code_site_phases(finding: Finding, assignment: PhaseAssignment) -> list[str
     imports of the files that build a Trainer: domains/dependencies/project.py _with_part_sites) belongs to those files'
     phases, not to every phase: the 1.x -> 2.x Trainer port is training's where only training builds a Trainer, and an
     inference script that only subclasses LightningModule needs none of it. Empty where it names no such file, or none
-    the plan places (the environment file's phases then hold, as before)."""
+    the plan places (the environment file's phases then hold, as before). A script of a bundled copy the host never
+    runs (instruct-pix2pix's stable_diffusion/main.py, another project's Lightning trainer) carries none of its work."""
     if finding.role != "build" or not finding.sites:
         return []
     run = {entry.path: entry.phases for entry in assignment.entries}
     found: set[str] = set()
     for site in map(parse_site, finding.sites):
-        if site is not None and site[0].endswith(PYTHON_SUFFIXES):
+        if site is not None and site[0].endswith(PYTHON_SUFFIXES) and site[0] not in assignment.bundled:
             # an entry builds its Trainer where it runs: its own phases, not those of entries that import a class of
             # it (a data-generation script's config naming `main.DataModuleFromConfig` of the training entry)
             found.update(run.get(site[0]) or assignment.by_path.get(site[0]) or ())
