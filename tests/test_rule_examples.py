@@ -40,7 +40,7 @@ BUILTINS = set(dir(builtins))
 # Rules a project pass emits (across files) besides the dependency matrix: their examples run as one-file projects.
 PROJECT_PASS_DETECTORS = {"cuda-extension-import", "cuda-extension-pytorch-arm", "cuda-extension-gate-true-under-transfer",
                           "cuda-extension-behind-build-switch", "device-subclasses-without-npu",
-                          "cuda-extension-op-pytorch-twin"}
+                          "cuda-extension-op-pytorch-twin", "cuda-extension-import-gate-true-under-transfer"}
 
 
 def _rule_findings(code: str, language: str, snippet: str, path: str | None):

@@ -265,6 +265,13 @@ def _cuda_arm(node: Node) -> tuple[int, str, str, bool] | None:
     return None
 
 
+def true_under_transfer(condition: Node | None) -> bool:
+    """Does transfer_to_npu make this test true on an Ascend host: an `and` chain of CUDA tests (`torch.cuda.
+    is_available()`, `x.is_cuda`) with no device-type test, which stays false for NPU tensors?"""
+    tests = _tests(_operands(condition))
+    return bool(tests) and "device.type" not in tests
+
+
 def _operands(condition: Node | None) -> list[Node]:
     """The operands of a condition's `and` chain; none where an `or` or a `not` joins them."""
     if condition is None:

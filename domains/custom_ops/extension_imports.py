@@ -1,21 +1,27 @@
 """Imports of the CUDA extensions the project builds itself: InternImage's `import DCNv3` (ops_dcnv3/functions/
 dcnv3_func.py:13, the module setup.py builds with CUDAExtension('DCNv3', ...)). On Ascend the extension is never
 built, so an unconditional import stops every module that imports this one: the package does not import at all. An
-import in a try whose handler falls back (import_fallbacks) is optional, with the fallback as the reason."""
+import in a try whose handler falls back (import_fallbacks) is optional, with the fallback as the reason.
+
+An import behind a CUDA test that transfer_to_npu makes true (OneFormer ms_deform_attn_func.py:21, `if
+torch.cuda.is_available(): import MultiScaleDeformableAttention`, its handler re-raising) runs on Ascend under the shim:
+the gate gets its own finding (OPS094), since DEV104's "skipped there" and its `auto` handling are wrong there."""
 
 from __future__ import annotations
 
 import sys
 
+from ascend_feasibility.analyzer.context.cuda_arms import true_under_transfer
 from ascend_feasibility.analyzer.context.import_fallbacks import caught_import
 from ascend_feasibility.analyzer.core.findings import Located
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, ModuleFacts, ProjectRun, Unit
-from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ImportSite
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ExtensionRecord, ImportSite
 from tree_sitter import Node
 
 DETECTOR = "cuda-extension-import"
+SHIM_GATE_DETECTOR = "cuda-extension-import-gate-true-under-transfer"
 IN_FUNCTION = "in-function"  # the import runs when its function does, not when the module loads
 SKIPPED_ROOTS = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "triton", "transformers", "einops", "setuptools"}
 
@@ -48,9 +54,11 @@ def import_sites(unit: Unit) -> list[ImportSite]:
         line = unit.source.line_text(row)
         function, gate, gate_line = _enclosing(statement)
         caught = caught_import(statement)
+        shim_gate, shim_gate_line = _shim_gate(statement)
         for module in modules:
             sites.append(ImportSite(module, unit.path, row + 1, unit.source.char_column(row, statement.start_point.column),
-                                    len(line) + 1, line.strip()[:200], unit.cell, function, gate, gate_line, caught))
+                                    len(line) + 1, line.strip()[:200], unit.cell, function, gate, gate_line, caught,
+                                    shim_gate, shim_gate_line))
     return sites
 
 
@@ -74,13 +82,28 @@ def _enclosing(statement: Node) -> tuple[str, str, int]:
     return (parsing.text(name) if name is not None else "?"), gate, gate_line
 
 
+def _shim_gate(statement: Node) -> tuple[str, int]:
+    """(the condition, its line) of the nearest `if` whose body holds the import and whose CUDA test transfer_to_npu
+    makes true on Ascend: OneFormer's `if torch.cuda.is_available(): import MultiScaleDeformableAttention`."""
+    child, current = statement, statement.parent
+    while current is not None and current.type not in {"function_definition", "class_definition", "module"}:
+        if current.type == "if_statement" and current.child_by_field_name("consequence") == child:
+            condition = current.child_by_field_name("condition")
+            if true_under_transfer(condition):
+                return " ".join(parsing.text(condition).split())[:120], current.start_point.row + 1
+        child, current = current, current.parent
+    return "", 0
+
+
 def extension_import_findings(facts: CustomOpFacts, run: ProjectRun) -> list[Finding]:
     built = {e.name: e for e in facts.extensions if e.cuda and e.name not in {"", "?"}}
     if not built:
         return []
     code = next(r.code for r in run.kb.rules.values() if r.match.detector == DETECTOR)
+    shim_code = next(r.code for r in run.kb.rules.values() if r.match.detector == SHIM_GATE_DETECTOR)
     modules = {f.path: f for f in run.modules}
     findings = []
+    gates: set[tuple[str, int, str]] = set()  # one finding per test and extension
     for site in facts.imports:
         name = next((n for n in built if site.module == n or site.module.startswith(n + ".")), None)
         if name is None:
@@ -93,7 +116,21 @@ def extension_import_findings(facts: CustomOpFacts, run: ProjectRun) -> list[Fin
                           matched=site.module, role=place.role, reach=reach, reach_reason=reason,
                           facets=(IN_FUNCTION,) if site.function else ())
         findings.append(run.factory.build_located(located, 0))
+        if site.shim_gate and not site.caught and (site.path, site.shim_gate_line, name) not in gates:
+            gates.add((site.path, site.shim_gate_line, name))
+            findings.append(_shim_gate_finding(site, extension, shim_code, run))
     return findings
+
+
+def _shim_gate_finding(site: ImportSite, extension: ExtensionRecord, code: str, run: ProjectRun) -> Finding:
+    """At the test before an uncaught import of the extension: transfer_to_npu makes it true on Ascend, so the import
+    runs there. The reach is the file's: the test is the guard whose skip the import's own reach counts on."""
+    place = run.context.of(site.path)
+    snippet = f"if {site.shim_gate}:"
+    symbol = f"{site.module} (CUDA extension {extension.name}, built at {extension.path}:{extension.line})"
+    located = Located(code, symbol, site.path, site.shim_gate_line, 1, len(snippet) + 1, snippet, site.cell,
+                      matched=site.shim_gate, role=place.role, reach=place.reach, reach_reason=place.reason)
+    return run.factory.build_located(located, 0)
 
 
 def site_reach(site: ImportSite, module_facts: ModuleFacts | None, reach: str, reason: str | None) -> tuple[str, str | None]:

@@ -61,6 +61,9 @@ class ImportSite:
     gate: str = ""  # in a function, the condition of the `if` whose body holds the import (`model_uses_exllama`)
     gate_line: int = 0
     caught: bool = False  # in a try whose handler catches the ImportError and carries on
+    # the nearest `if` holding the import whose CUDA test transfer_to_npu makes true (`torch.cuda.is_available()`)
+    shim_gate: str = ""
+    shim_gate_line: int = 0
 
 
 @dataclass
