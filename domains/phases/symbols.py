@@ -598,9 +598,16 @@ def _dynamic_getattr(unit: Unit) -> bool:
     return bool(dynamic_lookups(unit))
 
 
+def _dotted(node) -> bool:
+    """Is the expression a plain name or a chain of attributes of one (`comm`, `torch.optim`, `self.module`)?"""
+    while node.type == "attribute":
+        node = node.child_by_field_name("object")
+    return node.type == "identifier"
+
+
 def dynamic_lookups(unit: Unit) -> list[str]:
     """The objects the file calls getattr on with a name that is not a string literal (`getattr(comm, name)`: "comm";
-    "" for an object that is no plain name): a copy module they name may have any of its functions looked up
+    `getattr(torch.optim, name)`: "torch.optim"; "" for an object that is neither): a copy module they name may have any of its functions looked up
     (analyzer/context/copy_reach.py)."""
     if b"getattr" not in unit.source.data:
         return []
@@ -612,5 +619,5 @@ def dynamic_lookups(unit: Unit) -> list[str]:
         named = arguments.named_children if arguments is not None else []
         if len(named) < 2 or named[1].type != "string":
             target = named[0] if named else None
-            found.add(parsing.text(target) if target is not None and target.type == "identifier" else "")
+            found.add(parsing.text(target) if target is not None and _dotted(target) else "")
     return sorted(found)
