@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ascend_feasibility.analyzer.context.copy_reach import copy_folder
+from ascend_feasibility.analyzer.context.copy_reach import copy_folder, library_folder
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
 from tests.helpers import write_tree as write
@@ -185,3 +185,96 @@ def test_a_host_looking_a_copy_modules_function_up_by_a_computed_name_keeps_the_
     found = reach_by_line(run(write(tmp_path / "literal", tree(literal))), f"{COPY}/utils.py")
     assert found[sync("def load_model")] == "runs"
     assert found[sync("def transcribe_file")] == "optional"
+
+
+# a catalogued library (conventions roles.vendored_packages) copied below the host's root and imported through it:
+# Uni-ControlNet's annotator/uniformer/mmcv/, whose runner, hooks and dist helpers the host never calls (round 35 A1/A2
+# class 1)
+HOOKS = """import torch
+from app.seg.mmcv.registry import HOOKS
+
+
+@HOOKS.register_module()
+class EmptyCacheHook:
+    def after_epoch(self, runner):
+        torch.cuda.empty_cache()
+
+
+@HOOKS.register_module()
+class TextLoggerHook:
+    def after_iter(self, runner):
+        torch.cuda.empty_cache()
+
+
+if torch.__version__ >= '1.6':
+    @HOOKS.register_module()
+    class Fp16OptimizerHook:
+        def before_run(self, runner):
+            torch.cuda.empty_cache()
+"""
+MMCV = {"app/__init__.py": "", "app/seg/__init__.py": "", "app/seg/mmcv/__init__.py": "",
+        "app/seg/mmcv/registry.py": "HOOKS = {}\n", "app/seg/mmcv/utils.py": UTILS, "app/seg/mmcv/hooks.py": HOOKS,
+        "app/main.py": HOST.replace("app.whisper.whisper.utils", "app.seg.mmcv.utils"),
+        "app/configs/schedule.py": "log_config = dict(hooks=[dict(type='TextLoggerHook')])\n",
+        "README.md": "Run `python app/main.py`.\n"}
+
+
+def empty_cache(after: str) -> int:
+    return line_of(HOOKS, "torch.cuda.empty_cache()", after)
+
+
+def test_a_catalogued_library_copied_below_the_root_is_a_vendored_copy(tmp_path):
+    report = run(write(tmp_path, MMCV))
+    found = reach_by_line(report, "app/seg/mmcv/utils.py")
+    assert found[sync("def load_model")] == "runs"
+    assert found[sync("def transcribe_file")] == "optional"
+    why = next(f.reach_reason for f in report.findings
+               if f.path == "app/seg/mmcv/utils.py" and f.line == sync("def transcribe_file"))
+    assert why.startswith("vendored app/seg/mmcv/: nothing the project runs calls transcribe_file")
+    hooks = reach_by_line(report, "app/seg/mmcv/hooks.py")
+    # a registered class is built by the name a config writes: the host's config names TextLoggerHook only
+    assert hooks[empty_cache("class TextLoggerHook")] == "runs"
+    assert hooks[empty_cache("class EmptyCacheHook")] == "optional"
+    # a class defined under a module-level `if` is read like the module's own classes
+    assert hooks[empty_cache("class Fp16OptimizerHook")] == "optional"
+
+
+def test_a_folder_named_as_a_library_the_host_wrote_is_not_judged(tmp_path):
+    # every module of it imports the host outside it: the project's own package, whatever its name
+    own = "from app.common import helper\n" + UTILS
+    files = MMCV | {"app/common.py": "def helper():\n    return 1\n", "app/seg/mmcv/utils.py": own,
+                    "app/seg/mmcv/hooks.py": "from app.common import helper\n" + HOOKS}
+    found = reach_by_line(run(write(tmp_path, files)), "app/seg/mmcv/utils.py")
+    assert found[line_of(own, "torch.cuda.synchronize()", "def transcribe_file")] == "runs"
+
+
+def test_a_library_folder_imported_by_the_librarys_own_name_is_not_judged(tmp_path):
+    # ConvNeXt's object_detection/mmdet/ adds modules to the installed mmdet (`import mmdet...` with its parent on
+    # sys.path): no file imports it through its place in the project
+    files = {"det/mmdet/__init__.py": "", "det/mmdet/utils.py": UTILS,
+             "det/train.py": "import sys\nsys.path.insert(0, 'det')\nfrom mmdet.utils import load_model\n\n"
+                             "if __name__ == '__main__':\n    load_model('a')\n"}
+    report = run(write(tmp_path, files))
+    assert not any((f.reach_reason or "").startswith("vendored") for f in report.findings)
+
+
+def test_a_getattr_on_a_dotted_module_path_or_an_object_keeps_only_that_module(tmp_path):
+    # `getattr(torch.optim, name)` looks up torch.optim; `getattr(self.cfg, name)` may look up any module the file
+    # imports, but only in that module's namespace (the package's __init__.py), never in the rest of the package
+    builder = ("import torch\nfrom app.whisper.whisper import utils\n\n\n"
+               "def build(name):\n    return getattr(torch.optim, name)\n")
+    config = ("from app.whisper import whisper\n\n\n"
+              "class Config:\n    def __getattr__(self, name):\n        return getattr(self.cfg, name)\n")
+    files = tree(**{f"{COPY}/builder.py": builder, f"{COPY}/config.py": config})
+    found = reach_by_line(run(write(tmp_path, files)), f"{COPY}/utils.py")
+    assert found[sync("def load_model")] == "runs"
+    assert found[sync("def transcribe_file")] == "optional"
+
+
+def test_a_library_folder_is_a_catalogued_name_below_a_folder_of_the_project():
+    assert library_folder("annotator/uniformer/mmcv/runner/hooks/memory.py") == "annotator/uniformer/mmcv"
+    assert library_folder("annotator/uniformer/mmseg/apis/test.py") == "annotator/uniformer/mmseg"
+    # at the root, or at the top of src/, it is the library itself
+    assert library_folder("mmcv/runner/hooks/memory.py") is None
+    assert library_folder("src/mmcv/runner/hooks/memory.py") is None
+    assert library_folder("annotator/uniformer/mmcv_custom/checkpoint.py") is None

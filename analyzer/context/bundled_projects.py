@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Protocol
 
+from ascend_feasibility.analyzer.context.copy_reach import import_targets
 from ascend_feasibility.analyzer.context.unloaded import CONFIG_SUFFIXES
 from ascend_feasibility.analyzer.context.vendored import PATH_EDITS
 from ascend_feasibility.analyzer.context.written_names import writes_word
@@ -149,14 +150,14 @@ def _loaded_modules(folder: str, facts: list[_Facts], on_path: dict[str, frozens
     inside = {f.path: f for f in facts if f.path.endswith(".py") and f.path.startswith(folder + "/")}
     by_module = {f.module: f.path for f in facts if f.module}
     starts = {target for f in facts if f.path.endswith(".py") and f.path not in inside
-              for target in _targets(f.imports, by_module) if target in inside}
+              for target in import_targets(f.imports, by_module) if target in inside}
     starts |= set(_through_paths(folder, facts)) | set(_sys_path_paths(folder, facts, on_path))
     if not starts:
         return set()
     own = root_modules(folder, inside)  # the copy's root is its scripts' sys.path[0]
     if folder in on_path:  # and the host's, whose configs name its modules from there
         starts |= {target for f in facts if f.path.endswith(CONFIG_SUFFIXES) and not f.path.startswith(folder + "/")
-                   for target in _targets(f.dotted_words, own)}
+                   for target in import_targets(f.dotted_words, own)}
     by_module |= own
     reached, todo = set(), list(starts)
     while todo:
@@ -164,7 +165,7 @@ def _loaded_modules(folder: str, facts: list[_Facts], on_path: dict[str, frozens
         if path in reached:
             continue
         reached.add(path)
-        todo += [target for target in _targets(inside[path].imports, by_module) if target in inside]
+        todo += [target for target in import_targets(inside[path].imports, by_module) if target in inside]
     return reached
 
 
@@ -399,7 +400,7 @@ def unrun_package_scripts(facts: Iterable[_Facts], packages: set[str], console_m
                 or any(path.startswith(copy + "/") for path in run)):
             continue
         starts = {target for f in facts if not f.path.startswith(copy + "/") and f.path.endswith(".py")
-                  for target in _targets(f.imports, by_module) if target.startswith(copy + "/")}
+                  for target in import_targets(f.imports, by_module) if target.startswith(copy + "/")}
         if not starts:
             continue  # nothing of the host imports it
         reached = _reached_inside(starts, inside, by_module)
@@ -407,7 +408,7 @@ def unrun_package_scripts(facts: Iterable[_Facts], packages: set[str], console_m
         for f in inside:
             name = PurePosixPath(f.path).name
             if (f.path in reached or f.path in run or f.module in consoles or name in launched
-                    or name == "__init__.py" or any(not t.startswith(copy + "/") for t in _targets(f.imports, by_module))):
+                    or name == "__init__.py" or any(not t.startswith(copy + "/") for t in import_targets(f.imports, by_module))):
                 continue  # a script importing a module of the host is the host's own
             if f.launched_scripts or (f.path.endswith(".py") and (f.main_guard or f.top_level_code)):
                 found[f.path] = (f"a script of the package {copy}/ the project uses as a library and never runs "
@@ -420,18 +421,6 @@ def _plain(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name.lower())
 
 
-def _targets(imports: Iterable[str], by_module: dict[str, str]) -> set[str]:
-    """The project files the names import: the longest prefix of each that names a project module."""
-    found = set()
-    for name in imports:
-        parts = name.split(".")
-        target = next((by_module[".".join(parts[:end])] for end in range(len(parts), 0, -1)
-                       if ".".join(parts[:end]) in by_module), None)
-        if target is not None:
-            found.add(target)
-    return found
-
-
 def _reached_inside(starts: set[str], inside: list[_Facts], by_module: dict[str, str]) -> set[str]:
     """The copy's files the host's imports load: the modules it names and, through their imports, what they load."""
     by_path = {f.path: f for f in inside}
@@ -441,7 +430,7 @@ def _reached_inside(starts: set[str], inside: list[_Facts], by_module: dict[str,
         if path in reached or path not in by_path:
             continue
         reached.add(path)
-        todo += _targets(by_path[path].imports, by_module) - reached
+        todo += import_targets(by_path[path].imports, by_module) - reached
     return reached
 
 

@@ -32,6 +32,7 @@ library's API.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,7 @@ from ascend_feasibility.knowledge import load_context_conventions
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
+MAX_SEAM_SHARE = 10  # a library copy: at most one Python file in this many imports the host outside it
 MODULE_UNIT = ""  # the name of a copy module's module-level code (outside definitions, imports and `__all__`)
 
 
@@ -61,10 +63,69 @@ def copy_folder(path: str) -> str | None:
     return None
 
 
+def library_folder(path: str) -> str | None:
+    """The outermost folder holding `path`, below another folder of the project, named as a package other projects
+    commonly copy whole (conventions roles.vendored_packages: Uni-ControlNet's annotator/uniformer/mmcv/): a candidate,
+    read from the path alone, that library_copies confirms."""
+    parts = PurePosixPath(path).parts[:-1]
+    names = load_context_conventions().roles.vendored_packages
+    for index in range(1, len(parts)):
+        if parts[index] in names and parts[index - 1] != "src":
+            return "/".join(parts[:index + 1])
+    return None
+
+
+def library_copies(facts: list[ModuleFacts]) -> dict[str, str]:
+    """path → folder, for the files of the library_folder candidates that are copies of that library.
+
+    A candidate is a copy when a file outside it imports it by a dotted name through its parent (`annotator.uniformer.mmcv`: the
+    copy was moved into the host, whose import tree names it; a folder imported by the library's own name, as
+    ConvNeXt's object_detection/mmdet/ is, extends the installed library), and at most a tenth of its Python files
+    import a module of the host outside it (other candidates aside): a package the host wrote imports the host
+    throughout, while a copy has at most the few seams its host edited in (uniformer's mmseg backbone imports
+    annotator.uniformer.mmcv_custom). Such a seam file is the host's own, never judged."""
+    candidates: dict[str, list[ModuleFacts]] = defaultdict(list)
+    for f in facts:
+        if copy_folder(f.path) is None and (folder := library_folder(f.path)) is not None:
+            candidates[folder].append(f)
+    if not candidates:
+        return {}
+    by_module = {f.module: f.path for f in facts if f.module}
+    through = {".".join(PurePosixPath(folder).parts[start:]) for folder in candidates
+               for start in range(len(PurePosixPath(folder).parts) - 1)}
+    result: dict[str, str] = {}
+    for folder, inside in candidates.items():
+        parts = PurePosixPath(folder).parts
+        dotted = {".".join(parts[start:]) for start in range(len(parts) - 1)}
+        if not any(name == d or name.startswith(d + ".") for f in facts if not f.path.startswith(folder + "/")
+                   for name in f.imports for d in dotted):
+            continue
+        python = [f for f in inside if f.path.endswith(".py")]
+        # a name through a candidate's dotted path is no host module, even where the candidate has no __init__.py
+        seams = {f.path for f in python if any(library_folder(target) is None for target in import_targets(
+            [name for name in f.imports if not any(name == d or name.startswith(d + ".") for d in through)], by_module))}
+        if len(seams) * MAX_SEAM_SHARE <= len(python):
+            result |= {f.path: folder for f in inside if f.path not in seams}
+    return result
+
+
+def import_targets(imports: Iterable[str], by_module: dict[str, str]) -> set[str]:
+    """The project files the names import: the longest prefix of each that names a project module."""
+    found = set()
+    for name in imports:
+        parts = name.split(".")
+        target = next((by_module[".".join(parts[:end])] for end in range(len(parts), 0, -1)
+                       if ".".join(parts[:end]) in by_module), None)
+        if target is not None:
+            found.add(target)
+    return found
+
+
 def unreached_copy_definitions(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of the module-level functions and classes of vendored copies that nothing
     the project runs names."""
-    copies = {f.path: folder for f in facts if (folder := copy_folder(f.path)) is not None}
+    libraries = library_copies(facts)
+    copies = {f.path: folder for f in facts if (folder := copy_folder(f.path)) is not None} | libraries
     judged = [f for f in facts if f.path in copies and f.copy_units]
     if not judged:
         return {}
@@ -93,7 +154,8 @@ def unreached_copy_definitions(facts: list[ModuleFacts], context: ProjectContext
                 reach(word_set(words))
             elif kind == "main":  # the module is not launched: its `__main__` block never runs
                 continue
-            elif pinned or len(name) < MIN_NAME or name.startswith("__"):
+            # a library copy's registry builds a class by the name a config writes: registering it reaches nothing
+            elif (pinned and f.path not in libraries) or len(name) < MIN_NAME or name.startswith("__"):
                 reached.add((f.path, name))
                 reach(word_set(words))
             else:
@@ -132,14 +194,21 @@ def _kept_modules(host: list[ModuleFacts], copy_facts: list[ModuleFacts]) -> set
     kept = {f.path for f in copy_facts if any(f.path == s or f.path.endswith("/" + s) or s.endswith("/" + f.path)
                                               for s in launched) or (f.module and f.module in dotted)}
     # `getattr(whisper, name)` with a name that is no literal, in any file: every module of the copy package or
-    # module the looked-up name was imported as may have any function looked up
+    # module the looked-up name was imported as may have any function looked up. An object that is no plain name may
+    # be any module the file imports (`getattr(self._cfg_dict, name)`), unless its dotted path starts from one
+    # (`getattr(torch.optim, name)` is torch.optim): of such a module, only its own namespace (its definitions and
+    # the names it re-exports, written in it) can be looked up, never the rest of its package
     for f in host + copy_facts:
         looked = set(f.dynamic_lookups)
         if not looked:
             continue
+        roots = {name.split(".", 1)[0] for name in f.imports}
+        anything = "" in looked or any("." in obj and obj.split(".", 1)[0] not in roots for obj in looked)
         for name in f.imports:
-            if "" in looked or name.rsplit(".", 1)[-1] in looked:
+            if name in looked or name.rsplit(".", 1)[-1] in looked:
                 kept |= {path for module, path in by_module.items() if module == name or module.startswith(name + ".")}
+            elif anything and name in by_module:
+                kept.add(by_module[name])
     stars = [m for f in host for m in f.star_imports]
     while stars:
         module = stars.pop()

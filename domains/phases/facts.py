@@ -32,7 +32,7 @@ from ascend_feasibility.analyzer.context import (
 from ascend_feasibility.analyzer.context.argv_switches import opt_out_arms
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.commented_imports import commented_imports
-from ascend_feasibility.analyzer.context.copy_reach import copy_folder
+from ascend_feasibility.analyzer.context.copy_reach import copy_folder, library_folder
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
@@ -537,7 +537,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             facts.reexports = symbols.reexported_names(unit)
             facts.extension_users = extension_users(unit)
             facts.imported_users = symbols.imported_users(unit)
-            if copy_folder(unit.path) is not None:  # the units of a vendored copy's module (analyzer/context/copy_reach.py)
+            # the units of a vendored copy's module, or of a candidate copy of a library (analyzer/context/copy_reach.py)
+            if copy_folder(unit.path) is not None or library_folder(unit.path) is not None:
                 facts.copy_units = symbols.copy_units(unit)
             facts.dynamic_lookups = symbols.dynamic_lookups(unit)
             if kind == "python":  # a module: its classes' uses are read at project time, for the files asked

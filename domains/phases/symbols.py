@@ -584,13 +584,55 @@ def copy_units(unit: Unit) -> list[tuple[str, int, int, str, bool, str]]:
             units.append((parsing.text(name), statement.start_point.row + 1, statement.end_point.row + 1,
                           DEFINITIONS[definition.type],
                           statement is not definition and not _inert(statement, registrations=False), words))
-        elif not (kind in {"import_statement", "import_from_statement", "future_import_statement"}
-                  or (head is not None and head.type == "assignment" and kind == "expression_statement"
-                      and (left := head.child_by_field_name("left")) is not None and parsing.text(left) == "__all__")):
+        elif kind in {"if_statement", "try_statement"}:
+            # definitions, imports and `__all__` under a module-level `if`/`try` (mmcv's `if TORCH_VERSION ...:
+            # class Fp16OptimizerHook`, `try: import torch ... else: from .env import collect_env`) are read like
+            # the module's own; the tests and handlers stay module-level code
+            for inner in _conditional_members(statement):
+                inner_start, inner_end = inner.start_byte, inner.end_byte
+                if inner.type in DEFINITIONS or inner.type == "decorated_definition":
+                    own = inner.child_by_field_name("definition") if inner.type == "decorated_definition" else inner
+                    own_name = own.child_by_field_name("name") if own is not None else None
+                    if own_name is None or own_name.type != "identifier":
+                        continue
+                    units.append((parsing.text(own_name), inner.start_point.row + 1, inner.end_point.row + 1,
+                                  DEFINITIONS[own.type], inner is not own and not _inert(inner, registrations=False),
+                                  word_string_of_bytes(plain_words(data[inner_start:inner_end]))))
+                rest[inner_start:inner_end] = b" " * (inner_end - inner_start)
+            continue
+        elif not (kind in IMPORTS or _all_assignment(statement)):
             continue
         rest[start:end] = b" " * (end - start)
     units.append(("", 0, 0, "module", False, word_string_of_bytes(plain_words(bytes(rest)))))
     return units
+
+
+IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
+CLAUSES = frozenset({"elif_clause", "else_clause", "except_clause", "finally_clause", "block"})
+
+
+def _all_assignment(statement: Node) -> bool:
+    """`__all__ = [...]` or `__all__ += [...]`."""
+    head = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children \
+        else None
+    return head is not None and head.type in {"assignment", "augmented_assignment"} \
+        and (left := head.child_by_field_name("left")) is not None and parsing.text(left) == "__all__"
+
+
+def _conditional_members(statement: Node) -> list[Node]:
+    """The definitions, imports and `__all__` assignments in the blocks of a module-level `if` or `try` statement,
+    nested ones included."""
+    found = []
+    for child in statement.children:
+        if child.type in CLAUSES:
+            found += _conditional_members(child)
+        elif statement.type == "block":
+            if child.type in DEFINITIONS or child.type in IMPORTS or child.type == "decorated_definition" \
+                    or _all_assignment(child):
+                found.append(child)
+            elif child.type in {"if_statement", "try_statement"}:
+                found += _conditional_members(child)
+    return found
 
 
 def _dynamic_getattr(unit: Unit) -> bool:
@@ -598,9 +640,16 @@ def _dynamic_getattr(unit: Unit) -> bool:
     return bool(dynamic_lookups(unit))
 
 
+def _dotted(node) -> bool:
+    """Is the expression a plain name or a chain of attributes of one (`comm`, `torch.optim`, `self.module`)?"""
+    while node.type == "attribute":
+        node = node.child_by_field_name("object")
+    return node.type == "identifier"
+
+
 def dynamic_lookups(unit: Unit) -> list[str]:
     """The objects the file calls getattr on with a name that is not a string literal (`getattr(comm, name)`: "comm";
-    "" for an object that is no plain name): a copy module they name may have any of its functions looked up
+    `getattr(torch.optim, name)`: "torch.optim"; "" for an object that is neither): a copy module they name may have any of its functions looked up
     (analyzer/context/copy_reach.py)."""
     if b"getattr" not in unit.source.data:
         return []
@@ -612,5 +661,5 @@ def dynamic_lookups(unit: Unit) -> list[str]:
         named = arguments.named_children if arguments is not None else []
         if len(named) < 2 or named[1].type != "string":
             target = named[0] if named else None
-            found.add(parsing.text(target) if target is not None and target.type == "identifier" else "")
+            found.add(parsing.text(target) if target is not None and _dotted(target) else "")
     return sorted(found)
