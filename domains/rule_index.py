@@ -103,7 +103,7 @@ class RuleIndex:
         `torch.cuda.Event.elapsed_time` is a use of `torch.cuda.Event`; `torch.cuda.amp.grad_scaler.GradScaler`
         (an internal module path) is looked up as `torch.cuda.amp.GradScaler`, unless the table classifies that
         module itself (`torch.cuda._memory_viz.memory` is a use of `torch.cuda._memory_viz`, not `torch.cuda.memory`).
-        A name the table does not know (a private helper such as `torch.cuda._lazy_init`) is reported as having no
+        A name the table does not know (a private helper such as `torch.cuda._sleep`) is reported as having no
         known equivalent.
         """
         parts = qualified.split(".")

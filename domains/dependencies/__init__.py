@@ -22,6 +22,7 @@ from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanne
 from ascend_feasibility.domains.dependencies.removed_torch_apis import RemovedTorchApiScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
 from ascend_feasibility.domains.dependencies.version_asserts import VERSION_ASSERT_KEY, WORD
+from ascend_feasibility.domains.dependencies.version_slices import VersionSliceScanner
 from ascend_feasibility.domains.dependencies.weights_only import DETECTOR as WEIGHTS_ONLY
 from ascend_feasibility.domains.dependencies.weights_only import WeightsOnlyScanner, on_old_torch
 
@@ -30,8 +31,9 @@ class DependenciesDomain(Domain):
     name = "dependencies"
     # calls into a package that needs replacing (DEP030); uses of a feature its partial route lacks (DEP032); model
     # code loaded from the Hub (DEP040); torch APIs the target torch removed (DEP050); torch.load left to torch 2.6's
-    # weights_only=True default (DEP051)
-    scanner_classes = (PackageCallScanner, RouteGapScanner, RemoteCodeScanner, RemovedTorchApiScanner, WeightsOnlyScanner)
+    # weights_only=True default (DEP051); torch-family versions read by slicing their string (DEP054)
+    scanner_classes = (PackageCallScanner, RouteGapScanner, RemoteCodeScanner, RemovedTorchApiScanner, WeightsOnlyScanner,
+                       VersionSliceScanner)
     facts_type = DependencyFacts
     # build files and install documents carry declarations though no scanner reads them line by line
     fact_kinds = frozenset({"build", "install-doc"})

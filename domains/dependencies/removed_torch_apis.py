@@ -26,6 +26,7 @@ BACKEND_DETECTOR = "api-on-new-backend"  # kind "backend": the call runs on a li
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
 VERSION_WORD = "version"  # a test of the torch version: an identifier or attribute spelling it (`__version__`)
 MAX_DEPTH = 40
+RELEASE_PARTS = 3  # a release as `__version__` spells it: major.minor.patch
 
 QUERY = r"""
 (import_statement) @removed_import
@@ -38,15 +39,24 @@ def api_package(name: str) -> str:
     return name.split(".", 1)[0]
 
 
-def target_release(package: str, torch_version: str) -> Version | None:
-    """The major.minor of `package` at the target: torch's own, or the companion release line paired with that torch
-    (the catalog's torch_pairs: torchvision 0.27 for torch 2.12); None where the catalog pairs none."""
-    minor = availability.torch_minor(torch_version)
+def target_version(package: str, torch_version: str) -> str | None:
+    """The version of `package` at the target, as its `__version__` spells it (major.minor.patch): torch's own, or
+    the companion release paired with that torch (the catalog's torch_pairs: torchvision 0.27 for torch 2.12, read
+    as 0.27.0); None where the catalog pairs none."""
     if package == "torch":
-        return Version(minor)
+        return torch_version
     record = load_knowledge().package(package)
-    paired = record.torch_pairs.get(minor) if record is not None else None
-    return Version(".".join(paired.split(".")[:2])) if paired else None
+    paired = record.torch_pairs.get(availability.torch_minor(torch_version)) if record is not None else None
+    if not paired:
+        return None
+    parts = paired.split(".")
+    return ".".join(parts + ["0"] * (RELEASE_PARTS - len(parts)))
+
+
+def target_release(package: str, torch_version: str) -> Version | None:
+    """The major.minor of `package` at the target (target_version's first two numbers)."""
+    version = target_version(package, torch_version)
+    return Version(availability.torch_minor(version)) if version else None
 
 
 def _removed_at(package: str, removed_in: str, torch_version: str) -> bool:
