@@ -971,6 +971,12 @@ class GuardConventions(_Record):
     cuda_only_rules: list[str]
     import_errors: list[str]
     cuda_only_packages: list[str]
+    cuda_extension_packages: list[str] = Field(
+        default_factory=list, description="packages that are only a CUDA extension build (apex, its amp_C): code a try "
+                                          "body reaches only after importing one never runs on Ascend")
+    cuda_extension_suffixes: list[str] = Field(
+        default_factory=list, description="ends of a module name that a project gives its own CUDA extension "
+                                          "(fused_adam_cuda, lightconv_cuda)")
     cuda_only_calls: list[str]
     cuda_only_name_tokens: list[str] = Field(description="name parts of NVIDIA-only features (nvlink, cuda_graph)")
     capability_calls: list[str]

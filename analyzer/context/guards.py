@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
 from ascend_feasibility.analyzer.context.function_objects import function_names, may_be_function, tested_name
+from ascend_feasibility.analyzer.context.import_succeeded import named_only_after_import
 from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag, substring_note
 from ascend_feasibility.analyzer.context.predicate_helpers import PredicateHelpers
 from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
@@ -111,6 +112,7 @@ class GuardReader:
         self.predicates = PredicateHelpers()  # the file's one-return helpers a condition calls (predicate_helpers.py)
         self._helper_depth = 0
         self._calls: dict[str, list[Node]] | None = None
+        self._after_import: dict[int, Guard | None] = {}  # _named_after_import, by the definition's start (per unit)
         self._method_bindings: dict[str, list[Node]] | None = None  # method_bindings
         self._assignments_read: tuple[Node, list[Node]] | None = None  # _assignments
         self._import_table: tuple[Node, ImportTable] | None = None  # _imports_of
@@ -168,6 +170,10 @@ class GuardReader:
                 guard = self._callers_guard(function, domain, rule, node)
                 if guard is not None:
                     return guard
+            if function.type in {"class_definition", "function_definition"}:
+                guard = self._named_after_import(function)
+                if guard is not None:
+                    return guard
             current, depth = current.parent, depth + 1
         return None
 
@@ -183,7 +189,8 @@ class GuardReader:
         if name_node is None:
             return None
         name = parsing.text(name_node)
-        if name.startswith("__") or (not name.startswith("_") and not self._through_gated_import(site)):
+        if name.startswith("__") or (not name.startswith("_") and not self._through_gated_import(site)
+                                     and not self._calls_gated_import(function)):
             return None
         calls = [c for c in [*self.calls_named(function).get(name, []), *self.method_bindings(function).get(name, [])]
                  if not (function.start_byte <= c.start_byte < function.end_byte)]
@@ -774,6 +781,7 @@ class GuardReader:
         self._function_names = None  # names the unit binds only to a function (function_objects.py)
         self._import_options = None
         self._calls = None
+        self._after_import.clear()
         self._method_bindings = None
         self._assignments_read = None
         self._import_table = None
@@ -969,6 +977,40 @@ class GuardReader:
             if name is None:
                 return False
         return name.type == "identifier" and parsing.text(name) in self._unit_fallbacks(site)[2]
+
+    def _named_after_import(self, definition: Node) -> Guard | None:
+        """A module-level class or function the file names only in a try body after an import there, the try's
+        ImportError handler carrying on (import_succeeded.py: metaseq's FusedAdamV1 after `fused_adam_cuda`)."""
+        if definition.start_byte in self._after_import:
+            return self._after_import[definition.start_byte]
+        found = named_only_after_import(definition, self.import_errors, self._cuda_extension)
+        if found is None:
+            self._after_import[definition.start_byte] = None
+            return None
+        name = parsing.text(definition.child_by_field_name("name"))
+        lines = ", ".join(str(line) for line in found.uses[:5])
+        note = f"{name}() {CALLED_ONLY_UNDER} (line {lines}), after `{found.module}` is imported" if found.uses else \
+            f"{name} is defined only after `{found.module}` is imported"
+        guard = Guard("optional", found.attempt, f"{note}; where the import fails the handler falls back")
+        self._after_import[definition.start_byte] = guard
+        return guard
+
+    def _cuda_extension(self, module: str) -> bool:
+        """A module that never imports on Ascend: a CUDA-only package, a CUDA extension package, or a module named as
+        projects name their own CUDA extensions."""
+        root = module.split(".")[0]
+        return root in self.cuda_only_packages or root in self.guards.cuda_extension_packages or \
+            module.rsplit(".", 1)[-1].endswith(tuple(self.guards.cuda_extension_suffixes))
+
+    def _calls_gated_import(self, function: Node) -> bool:
+        """Does the function call a name a fallback import of a CUDA extension binds (metaseq's
+        `multi_tensor_l2_total_norm` calls amp_C's `multi_tensor_l2norm`)? It is then the import's user: a caller in another file needs the import's gate too,
+        so the file's gate of its calls speaks for every site in it (round 35 B1 class 2)."""
+        calls = self.calls_named(function)
+        bindings = self._imports_of(function).bindings
+        return any(function.start_byte <= call.start_byte < function.end_byte
+                   for name in self._unit_fallbacks(function)[2] if self._cuda_extension(bindings.get(name, ""))
+                   for call in calls.get(name, []))
 
     def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node], set[str], dict[str, str]]:
         """What the unit's import fallbacks bind (_import_fallback_names), read once per unit."""

@@ -111,7 +111,18 @@ def _moved_to_device(call: Node) -> Node | None:
     return moved if named and not any("float" in v or "double" in v for v in values) else None
 
 
-def _follow(scope: Node, name: str, after: int) -> str | None:
+def follow_to_reduction(scope: Node, name: str, after: int) -> bool:
+    """Does the tensor named `name` after byte `after` reach a reducing collective (or a wrapper of one) before any use
+    that could replace it? Later uses do not matter: the collective raises first."""
+    return _follow(scope, name, after, stop_at_reduce=True) == "reduced"
+
+
+def moves_to_device(call: Node) -> Node | None:
+    """The `.cuda()` / `.npu()` / `.to(device)` call that moves the tensor `call` makes, else None."""
+    return _moved_to_device(call)
+
+
+def _follow(scope: Node, name: str, after: int, *, stop_at_reduce: bool = False) -> str | None:
     """Follow the tensor's names through the scope after byte `after`."""
     held = {name}  # names that hold the tensor (or a list of such tensors)
     pending: list[tuple[int, str, bool]] = []  # (end of an assignment, name, holds after it)
@@ -143,6 +154,8 @@ def _follow(scope: Node, name: str, after: int) -> str | None:
         if use is None:
             return None
         if use == "reduce":
+            if stop_at_reduce:
+                return "reduced"
             reduced = True
         elif use == "compute":
             computed = True
@@ -182,6 +195,8 @@ def _use(node: Node) -> str | None:
     last = callee.rsplit(".", 1)[-1]
     if _distributed(function) and last in REDUCING:
         return "reduce"
+    if function.type == "identifier" and _wraps_reduction(parent.parent, node):
+        return "reduce"
     if _distributed(function) and last in ANY_DTYPE:
         return "keep"
     if callee in HOST_CALLS or last in {"info", "warning", "debug", "log"}:
@@ -191,6 +206,36 @@ def _use(node: Node) -> str | None:
     if last in GROUPING and _assigned_value(parent.parent):
         return "keep"
     return None
+
+
+def _wraps_reduction(call: Node, value: Node) -> bool:
+    """`all_reduce_sum(buf)` where the module defines `def all_reduce_sum(tensor, ...)` whose body passes that parameter
+    to `dist.all_reduce` / `reduce` / `reduce_scatter`: a one-level project wrapper of a reducing collective."""
+    arguments = call.child_by_field_name("arguments")
+    values = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+    if value not in values or values.index(value) != 0:
+        return False  # the wrappers seen take the tensor first; a keyword or later position is not read
+    name = parsing.text(call.child_by_field_name("function"))
+    definition = next((d for d in parsing.function_definitions(parsing.root_of(call))
+                       if parsing.text(d.child_by_field_name("name")) == name), None)
+    parameters = definition.child_by_field_name("parameters") if definition is not None else None
+    first = parameters.named_children[0] if parameters is not None and parameters.named_children else None
+    if first is not None and first.type != "identifier":
+        first = first.child_by_field_name("name") or (first.named_children[0] if first.named_children else None)
+    if first is None or first.type != "identifier":
+        return False
+    tensor = parsing.text(first)
+    for inner in parsing.walk(definition.child_by_field_name("body"), limit=MAX_NODES):
+        function = inner.child_by_field_name("function") if inner.type == "call" else None
+        if function is None or function.type != "attribute" or not _distributed(function):
+            continue
+        if parsing.text(function.child_by_field_name("attribute")) not in REDUCING:
+            continue
+        given = inner.child_by_field_name("arguments")
+        passed = [a for a in given.named_children if a.type != "comment"] if given is not None else []
+        if passed and passed[0].type == "identifier" and parsing.text(passed[0]) == tensor:
+            return True
+    return False
 
 
 def _derived(right: Node, held: set[str]) -> bool:

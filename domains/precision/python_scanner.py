@@ -20,7 +20,8 @@ from ascend_feasibility.domains.precision.float32_outputs import (
     produced_operands,
     under_autocast,
 )
-from ascend_feasibility.domains.precision.float64_use import fate_hit
+from ascend_feasibility.domains.precision.float64_containers import reduced_through_container
+from ascend_feasibility.domains.precision.float64_use import DETECTORS, fate_hit
 from ascend_feasibility.domains.precision.host_scripts import HOST_ONLY, host_only_script
 from ascend_feasibility.domains.precision.host_tables import HOST_TABLE, built_on_host
 from ascend_feasibility.domains.precision.norm_scale import COMPUTED_SCALE, called_attributes, computed_scale
@@ -128,6 +129,10 @@ class _PrecisionScan(PythonScan):
 
     def _reference(self, reference: Reference) -> None:
         if reference.name in DTYPE_REFERENCES:
+            stored = reduced_through_container(reference.node) if reference.name in FLOAT64 else None
+            if stored is not None:  # a dict/list item later grouped on the device and reduced (HCCL rejects float64)
+                self.hit(DETECTORS["reduced"], stored, reference.node)
+                return
             if not _used_as_device_dtype(reference.node):
                 return
             where = fate_hit(reference.node) if reference.name in FLOAT64 else None
