@@ -11,6 +11,7 @@ from ascend_feasibility.domains.device import (
     context_operands,
     cuda_method_device,
     literals,
+    mask_guards,
     mask_reads,
     own_runtimes,
     provider_names,
@@ -169,6 +170,10 @@ class _FileScan(PythonScan):
         access = mask_reads.access(node)
         if access == "write" and own_runtimes.pins_only_own_runtime(node, self.imports):
             return (OWN_RUNTIME_PIN,)
+        if access == "write" and mask_guards.identity_default(node):
+            return (mask_guards.IDENTITY_DEFAULT,)
+        if access == mask_reads.READ and mask_guards.only_guards_own_write(node):
+            return None  # `if M not in env: env[M] = v`: one edit, reported at the write
         if access != "write" and mask_reads.serves_nvidia_smi(node):
             return None  # part of the nvidia-smi probe DEV211 reports
         return (access,) if access in {mask_reads.READ, mask_reads.READ_USED} else ()
