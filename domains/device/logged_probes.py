@@ -11,9 +11,12 @@ The launch is a logged diagnostic when:
   OSError and its aliases, Exception, BaseException, or a bare `except:`);
 - every handler of that `try` only shows a message (the conventions' message calls) or passes: none returns a
   fallback value, assigns one or raises, which would make the failure a decision;
-- every call of the function in its own file is shown: an argument of a message call, of a string's `.format`, or
-  inside an f-string. A function returning a fallback (`except FileNotFoundError: return 0`) or one its file uses
-  otherwise keeps its severity. Callers in other files are not read; that is this signal's limit."""
+- the try body returns no value of its own (`return len(out.splitlines())`, unsloth studio's get_physical_gpu_count
+  and `_get_gpu_memory`: a count or free memory for placement);
+- the function is called in its own file, and every such call is shown: an argument of a message call, of a string's
+  `.format`, or inside an f-string. A function returning a fallback (`except FileNotFoundError: return 0`), one its
+  file never calls or uses otherwise keeps its severity. Callers in other files are not read; that is this signal's
+  limit (metaseq's trainer.py hands the same dict to metrics.log_scalar)."""
 
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ def logged_diagnostic(launch: Node, is_message_call) -> bool:
     handlers = [c for c in statement.children if c.type == "except_clause"]
     if not handlers or not any(_catches_missing_program(h) for h in handlers):
         return False
-    if not all(_only_reports(h, is_message_call) for h in handlers):
+    if not all(_only_reports(h, is_message_call) for h in handlers) or _returns_value(statement.child_by_field_name("body")):
         return False
     function = parsing.enclosing(statement, {"function_definition"})
     return function is not None and _only_shown(function, is_message_call)
@@ -85,9 +88,17 @@ def _only_shown(function: Node, is_message_call) -> bool:
     root = parsing.root_of(function)
     uses = [u for u in parsing.identifiers_named(root, name, 20000)
             if not function.start_byte <= u.start_byte < function.end_byte]
-    if len(uses) > MAX_USES:
-        return False
+    if not uses or len(uses) > MAX_USES:
+        return False  # no use in the file: callers elsewhere may decide on the value
     return all(_shown(use, is_message_call) for use in uses)
+
+
+def _returns_value(body: Node | None) -> bool:
+    """The try body returns a value of its own (`return len(out.splitlines())`): the parsed output is the function's
+    answer, which its callers decide on."""
+    return body is not None and any(
+        n.type == "return_statement" and n.named_children and parsing.enclosing(n, {"function_definition", "lambda"})
+        == parsing.enclosing(body, {"function_definition", "lambda"}) for n in parsing.walk(body, limit=5000))
 
 
 def _shown(use: Node, is_message_call) -> bool:
