@@ -37,3 +37,9 @@ def test_a_parameter_or_a_literal_count_asks_for_cuda():
 def test_a_literal_zero_or_an_explicit_accelerator_decides():
     assert "DEV701" not in _rules("import pytorch_lightning as pl\npl.Trainer(gpus=0)\n")
     assert "DEV701" not in _rules("import pytorch_lightning as pl\npl.Trainer(accelerator='cpu', gpus=2)\n")
+
+
+def test_a_splatted_accelerator_decides():
+    source = ("from pytorch_lightning import Trainer\ndef main(cfg):\n    config = dict(cfg)\n"
+              "    config[\"accelerator\"] = \"cpu\"\n    return Trainer(**config, gpus=2)\n\nmain({})\n")
+    assert "DEV701" not in _rules(source)

@@ -295,7 +295,8 @@ class _FileScan(PythonScan):
             self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(splatted)})", splatted)
             return
         gpus = keywords(call).get("gpus")
-        if gpus is not None and (value is None or _accelerator_word(value) == "auto") and requested_gpus(gpus):
+        if gpus is not None and ((value is None and splatted is None) or (value is not None and _accelerator_word(value) == "auto")) \
+                and requested_gpus(gpus):
             # Lightning 1.x `Trainer(gpus=-1)`: GPU ids, so the CUDA accelerator; it raises where no CUDA device
             # is present, and Lightning 2.0 removed the keyword (domains/device/lightning_gpus.py)
             self.claimed_calls.add(call.id)
