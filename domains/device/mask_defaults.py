@@ -37,12 +37,12 @@ def read(unit) -> tuple[list[int], list[int]]:
         return [], []
     defaults, reads = [], []
     for node in parsing.walk(unit.tree(), limit=MAX_NODES):
-        if node.type != "string" or _content(node) not in mask_reads.MASKS:
+        if node.type != "string" or content(node) not in mask_reads.MASKS:
             continue
         access = mask_reads.access(node)
         if access in {mask_reads.READ, mask_reads.READ_USED}:
             reads.append(node.start_point[0] + 1)
-        elif access == "write" and _written_when_unset(node):
+        elif access == "write" and written_when_unset(node):
             defaults.append(node.start_point[0] + 1)
     if not defaults and _is_script(unit.tree()):
         reads = []
@@ -60,11 +60,11 @@ def _is_script(root: Node) -> bool:
     return False
 
 
-def _content(string: Node) -> str:
+def content(string: Node) -> str:
     return "".join(parsing.text(c) for c in string.named_children if c.type == "string_content")
 
 
-def _written_when_unset(literal: Node) -> bool:
+def written_when_unset(literal: Node) -> bool:
     """`X["MASK"] = v` as a statement of an `if` whose test asks whether that mask is unset."""
     statement = literal.parent.parent if literal.parent is not None else None  # subscript -> assignment
     if statement is None or statement.type != "assignment" or statement.parent is None \
@@ -75,16 +75,16 @@ def _written_when_unset(literal: Node) -> bool:
     if branch is None or branch.type != "if_statement" or branch.child_by_field_name("consequence") != block:
         return False
     condition = branch.child_by_field_name("condition")
-    return condition is not None and _asks_unset(condition, _content(literal))
+    return condition is not None and asks_unset(condition, content(literal))
 
 
-def _asks_unset(condition: Node, mask: str) -> bool:
+def asks_unset(condition: Node, mask: str) -> bool:
     """The test, or one operand of an `or`, asks whether the mask is unset: `M not in os.environ`,
     `os.environ.get(M[, ""]) == ""` (or `is None`), `not os.environ.get(M)`."""
     if condition.type == "parenthesized_expression" and condition.named_children:
-        return _asks_unset(condition.named_children[0], mask)
+        return asks_unset(condition.named_children[0], mask)
     if condition.type == "boolean_operator" and parsing.text(condition.child_by_field_name("operator")) == "or":
-        return any(_asks_unset(c, mask) for c in (condition.child_by_field_name("left"),
+        return any(asks_unset(c, mask) for c in (condition.child_by_field_name("left"),
                                                     condition.child_by_field_name("right")) if c is not None)
     if condition.type == "not_operator":
         argument = condition.child_by_field_name("argument")
@@ -93,7 +93,7 @@ def _asks_unset(condition: Node, mask: str) -> bool:
         operators = [parsing.text(o) for o in condition.children_by_field_name("operators")]
         left, right = condition.named_children
         if operators == ["not in"]:
-            return left.type == "string" and _content(left) == mask
+            return left.type == "string" and content(left) == mask
         if operators in (["=="], ["is"]):
             return (_reads(left, mask) and parsing.text(right) in UNSET) or (_reads(right, mask) and parsing.text(left) in UNSET)
     return False
@@ -103,7 +103,7 @@ def _reads(node: Node, mask: str) -> bool:
     """`os.environ.get(M, ...)` / `os.getenv(M)`: a call whose first argument is the mask, which it only reads."""
     arguments = node.child_by_field_name("arguments") if node.type == "call" else None
     first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
-    return first is not None and first.type == "string" and _content(first) == mask \
+    return first is not None and first.type == "string" and content(first) == mask \
         and mask_reads.access(first) == mask_reads.READ
 
 

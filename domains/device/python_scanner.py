@@ -11,6 +11,7 @@ from ascend_feasibility.domains.device import (
     context_operands,
     cuda_method_device,
     literals,
+    mask_guards,
     mask_reads,
     own_runtimes,
     provider_names,
@@ -28,6 +29,7 @@ from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, ass
 from ascend_feasibility.domains.device.cudnn_conjunct import CUDNN_CONJUNCT, cudnn_conjunct
 from ascend_feasibility.domains.device.existence_probes import existence_probe
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
+from ascend_feasibility.domains.device.lightning_gpus import requested_gpus
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.none_fields import (
     NONE_EQUALITY,
@@ -100,6 +102,7 @@ LIGHTNING_ENTRIES = frozenset({
     "pytorch_lightning.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
 })
 CUDA_ACCELERATORS = frozenset({"cuda", "gpu"})
+GPUS_KEYWORD = "gpus-keyword"  # Lightning 1.x `Trainer(gpus=...)`, removed in 2.0
 CPU_FALLBACK = "cpu-fallback"  # the accelerator is CUDA's under a test, another (the CPU) otherwise
 PROCESS_COUNTS = frozenset({"torch.cuda.device_count"})  # torch.cuda reads a script takes as its number of workers
 # Dynamo's settings are backend-neutral (recompile limits, dynamic shapes, guards: torch/_dynamo/config.py, torch 2.x)
@@ -167,6 +170,10 @@ class _FileScan(PythonScan):
         access = mask_reads.access(node)
         if access == "write" and own_runtimes.pins_only_own_runtime(node, self.imports):
             return (OWN_RUNTIME_PIN,)
+        if access == "write" and mask_guards.identity_default(node):
+            return (mask_guards.IDENTITY_DEFAULT,)
+        if access == mask_reads.READ and mask_guards.only_guards_own_write(node):
+            return None  # `if M not in env: env[M] = v`: one edit, reported at the write
         if access != "write" and mask_reads.serves_nvidia_smi(node):
             return None  # part of the nvidia-smi probe DEV211 reports
         return (access,) if access in {mask_reads.READ, mask_reads.READ_USED} else ()
@@ -286,6 +293,14 @@ class _FileScan(PythonScan):
         if splatted is not None and _accelerator_word(splatted) in CUDA_ACCELERATORS:
             # `trainer_config["accelerator"] = "gpu"` then `Trainer(**trainer_config)`: the assignment is the choice
             self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(splatted)})", splatted)
+            return
+        gpus = keywords(call).get("gpus")
+        if gpus is not None and ((value is None and splatted is None) or (value is not None and _accelerator_word(value) == "auto")) \
+                and requested_gpus(gpus):
+            # Lightning 1.x `Trainer(gpus=-1)`: GPU ids, so the CUDA accelerator; it raises where no CUDA device
+            # is present, and Lightning 2.0 removed the keyword (domains/device/lightning_gpus.py)
+            self.claimed_calls.add(call.id)
+            self.hit("lightning-cuda-accelerator", f"{name}(gpus={parsing.text(gpus)})", gpus, facets=(GPUS_KEYWORD,))
             return
         if value is None:
             arguments = call.child_by_field_name("arguments")

@@ -8,17 +8,23 @@
 - nvidia-smi: a shell command (scripts, notebook shell escapes) whose program is `nvidia-smi`, or a command whose
   program is `nvidia-smi` given to a process launcher (subprocess, os.system/popen),
   as a string or as the first item of an argument list, except in a function that already names the NPU or
-  Ascend (a detection chain with its NPU arm).
+  Ascend (a detection chain with its NPU arm). A launch whose failure is caught and only logged, and whose value only
+  fills a log, is a diagnostic (domains/device/logged_probes.py).
 """
 
 from __future__ import annotations
 
+from functools import cache
+
+from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.device.logged_probes import LOGGED_ONLY, logged_diagnostic
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, literal_is_docstring, unit_references
 from ascend_feasibility.domains.python_words import words
 from ascend_feasibility.domains.rule_index import RuleIndex
+from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
 
 QUERY = r"""
@@ -35,6 +41,12 @@ PROCESS_LAUNCHERS = {
 NPU_WORDS = {"npu", "ascend"}
 SHELL_QUERY = "(command name: (command_name) @command)"
 STATEMENTS = {"expression_statement", "return_statement", "assignment", "if_statement", "elif_clause", "decorator"}
+
+
+@cache
+def _display() -> DisplaySites:
+    """The conventions' message calls: what a handler or a caller may call to only show a value."""
+    return DisplaySites(load_context_conventions().guards)
 
 
 class _ResourceScan(PythonScan):
@@ -100,7 +112,8 @@ class _ResourceScan(PythonScan):
             if qualified_name(call.child_by_field_name("function"), self.imports) not in PROCESS_LAUNCHERS:
                 return
         if call is not None and not npu_aware_function(call):
-            self.hit("nvidia-smi-call", parsing.text(string)[:80], string)
+            logged = logged_diagnostic(call, _display().is_message_call)
+            self.hit("nvidia-smi-call", parsing.text(string)[:80], string, facets=(LOGGED_ONLY,) if logged else ())
 
     def _launch_of(self, assignment: Node) -> Node | None:
         """`command = "nvidia-smi --query-gpu=..."` then `subprocess.check_output(command.split())` in the same scope:
