@@ -47,6 +47,7 @@ from ascend_feasibility.domains.custom_ops.routed_kernels import (
 from ascend_feasibility.domains.custom_ops.tensorrt_plugins import tensorrt_plugins
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
+from ascend_feasibility.domains.custom_ops.unlaunched_kernels import unlaunched_kernels
 from ascend_feasibility.knowledge import load_one_operator_classes
 
 NATIVE_KINDS = frozenset({"cuda", "cpp"})
@@ -105,6 +106,8 @@ class CustomOpsDomain(Domain):
         for path, ranges in arms.items():
             unreached.setdefault(path, []).extend(ranges)
         for path, ranges in else_armed_kernels(merged, run).items():
+            unreached.setdefault(path, []).extend(ranges)
+        for path, ranges in unlaunched_kernels(merged, run).items():  # kernels only uncalled host functions launch
             unreached.setdefault(path, []).extend(ranges)
         run.published["unreached_code"] = unreached
         run.findings += extension_import_findings(merged, run)
