@@ -22,6 +22,7 @@ from ascend_feasibility.domains.custom_ops.cpu_twins import with_cpu_twin
 from ascend_feasibility.domains.custom_ops.cuda_only_headers import relocate_host_runtime
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.device_dispatch import CppDeviceDispatchScanner
+from ascend_feasibility.domains.custom_ops.extension_files import compiling_extensions
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import (
     fallback_extensions,
@@ -48,7 +49,7 @@ from ascend_feasibility.domains.custom_ops.tensorrt_plugins import tensorrt_plug
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
 from ascend_feasibility.domains.custom_ops.unlaunched_kernels import unlaunched_kernels
-from ascend_feasibility.knowledge import load_one_operator_classes
+from ascend_feasibility.knowledge import load_extension_operator_classes, load_one_operator_classes
 
 NATIVE_KINDS = frozenset({"cuda", "cpp"})
 # a native file without these words is no part of a torch extension: its words are not kept. `at::` is ATen: an
@@ -135,7 +136,9 @@ class CustomOpsDomain(Domain):
         run.findings = relocate_host_runtime(run.findings, merged, run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
-        run.findings = built_without_port(fold_operator_kernels(run.findings, kernels, load_one_operator_classes()),
-                                          kernels, run)
+        compiling = compiling_extensions({row.path for row in kernels}, merged, run)
+        folded = fold_operator_kernels(run.findings, kernels, load_one_operator_classes(), compiling,
+                                       load_extension_operator_classes())
+        run.findings = built_without_port(folded, kernels, run)
         # an autograd Function over the project's extension op is ported with that op's kernels: one item
         run.findings = fold_extension_functions(run.findings, merged)

@@ -3,26 +3,22 @@ calls. metaseq's Megatron softmax header (scaled_masked_softmax.h) defines `scal
 only by `dispatch_scaled_softmax_forward`; the extension's .cu calls the masked dispatchers and no file names that one,
 so the kernel never runs and is no port.
 
-Judged per native file holding kernels, only where every caller is in view: each native file that writes the file's
-stem (includes it, or names it at all) is a source of an extension whose build lists all its sources, all of them in
-the project. In that file the roots are the functions any other file writes (by words: a comment counts, which only
+Judged per native file holding kernels, only where every caller is in view: the extensions compiling it are all known
+(custom_ops/extension_files.py). In that file the roots are the functions any other file writes (by words: a comment counts, which only
 keeps more code reached), those a binding binds, those its top level names (a launching macro, a table of pointers)
 and names too short to judge; whatever the roots name within the file runs. A C++ function runs only where its name
 is written, so a function nothing names is never called. The rest, when it holds a kernel, is `optional`."""
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from ascend_feasibility.analyzer.context.written_names import writers, writes_word
-from ascend_feasibility.domains.custom_ops.binding_reach import resolved_sources
+from ascend_feasibility.analyzer.context.written_names import writers
+from ascend_feasibility.domains.custom_ops.extension_files import compiling_extensions
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ProjectRun
     from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeUnitRecord
-
-MIN_STEM = 6  # a file stem shorter than this (ops.h, k.cu) is too common a word to find the files including it by
 
 
 def unlaunched_kernels(facts: CustomOpFacts, run: ProjectRun) -> dict[str, list[tuple[int, int, str]]]:
@@ -30,36 +26,19 @@ def unlaunched_kernels(facts: CustomOpFacts, run: ProjectRun) -> dict[str, list[
     kernel_files = {k.path for k in facts.kernels if k.kind in {"cuda", "cpp"}}
     if not kernel_files or not facts.extensions:
         return {}
-    texts = [*run.modules, *facts.native_words]
-    paths = {t.path for t in texts}
-    judged_sources: set[str] = set()
-    for extension in facts.extensions:
-        sources = resolved_sources(extension, paths)
-        if extension.listed and sources and len(sources) == len(set(extension.sources)):
-            judged_sources |= sources
-    if not judged_sources:
+    judged = compiling_extensions(kernel_files, facts, run)
+    if not judged:
         return {}
+    texts = [*run.modules, *facts.native_words]
     bound = {function for binding in facts.bindings for function in binding.ops.values()}
     result: dict[str, list[tuple[int, int, str]]] = {}
     for record in facts.natives:
-        if record.path in kernel_files and _compiled_only_into(record.path, judged_sources, facts):
+        if record.path in judged:
             kernels = {k.name for k in facts.kernels if k.path == record.path}
             ranges = _dead_ranges(record, kernels, bound, texts)
             if ranges:
                 result[record.path] = ranges
     return result
-
-
-def _compiled_only_into(path: str, judged_sources: set[str], facts: CustomOpFacts) -> bool:
-    """Is the file a listed source of a judged extension, or included only by such sources (every other native file
-    writing its stem is one)?"""
-    if path in judged_sources:
-        return True
-    stem = PurePosixPath(path).stem
-    if len(stem) < MIN_STEM:
-        return False
-    includers = {w.path for w in facts.native_words if w.path != path and writes_word(w.words, stem)}
-    return bool(includers) and includers <= judged_sources
 
 
 def _dead_ranges(record: NativeUnitRecord, kernels: set[str], bound: set[str],
