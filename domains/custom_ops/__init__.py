@@ -36,6 +36,7 @@ from ascend_feasibility.domains.custom_ops.function_fold import fold_extension_f
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernels
+from ascend_feasibility.domains.custom_ops.opt_out_builds import name_opt_out_flags
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner, backward_pass_phase
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
@@ -140,5 +141,7 @@ class CustomOpsDomain(Domain):
         folded = fold_operator_kernels(run.findings, kernels, load_one_operator_classes(), compiling,
                                        load_extension_operator_classes())
         run.findings = built_without_port(folded, kernels, run)
+        # a CUDA build in an arm the project's own flag leaves out: the finding names the flag
+        run.findings = name_opt_out_flags(run.findings, merged, run)
         # an autograd Function over the project's extension op is ported with that op's kernels: one item
         run.findings = fold_extension_functions(run.findings, merged)
