@@ -48,7 +48,7 @@ def _live_loads(extension: ExtensionRecord, facts: CustomOpFacts, running_import
     last = extension.name.rsplit(".", 1)[-1]
     fallback = extension_fallback({extension.name, last}, run.modules, run.context, run.guarded, index)
     if fallback is not None:
-        return [], f"the project falls back where it is missing ({fallback})"
+        return [], fallback
     sites = [s for s in facts.imports if loads_extension(extension, s.module)]
     live = {f"{s.path}:{s.line}" for s in sites if not s.caught and (s.path, s.line) in running_imports}
     imported = {s.path for s in sites}
@@ -62,19 +62,26 @@ def _live_loads(extension: ExtensionRecord, facts: CustomOpFacts, running_import
 
 def _named(finding: Finding, flag: str, line: int, extension: ExtensionRecord | None,
            loads: tuple[list[str], str] | None) -> Finding:
-    opt_out = f"The project's own install leaves this build out with `{flag}` (sys.argv test at line {line}): install with it"
-    opt_out_zh = f"项目自己的安装可用 `{flag}` 跳过这段构建（第 {line} 行的 sys.argv 判断）：安装时加上它"
-    if extension is None or loads is None:
-        return finding.model_copy(update={"replacement": _prefixed(finding, f"{opt_out}.", f"{opt_out_zh}。")})
-    live, why = loads
-    if live:
-        en = (f"{opt_out}, after guarding what loads {extension.name} on the default path "
-              f"({', '.join(live[:3])}) with a PyTorch fallback.")
-        zh = f"{opt_out_zh}，但需先为默认路径上加载 {extension.name} 的位置（{'、'.join(live[:3])}）加上 PyTorch 回退。"
-        return finding.model_copy(update={"replacement": _prefixed(finding, en, zh)})
-    en = f"{opt_out}: {why}, so leave {extension.name} out of the build; no NPU build is needed."
-    zh = f"{opt_out_zh}：默认路径不会加载 {extension.name}，构建时直接去掉它即可，无需 NPU 构建。"
-    return finding.model_copy(update={"replacement": _prefixed(finding, en, zh), "severity": "low"})
+    """The advice is the arm's (one text for every build in it, so the estimate keeps them one item); what loads this
+    extension goes into the message."""
+    en = (f"The project's own install leaves this build out with `{flag}` (sys.argv test at line {line}): install with "
+          "it; leave out each extension nothing loads on the default path (no NPU build is needed), and guard the "
+          "loads that run with a PyTorch fallback first.")
+    zh = (f"项目自己的安装可用 `{flag}` 跳过这段构建（第 {line} 行的 sys.argv 判断）：安装时加上它；默认路径不加载的扩展直接"
+          "去掉（无需 NPU 构建），会执行的加载先加上 PyTorch 回退。")
+    update: dict = {"replacement": _prefixed(finding, en, zh)}
+    if extension is not None and loads is not None:
+        live, why = loads
+        if live:
+            more_en = f" {extension.name} is loaded on the default path ({', '.join(live[:3])}): guard that first."
+            more_zh = f"{extension.name} 在默认路径上被加载（{'、'.join(live[:3])}）：先为其加上回退。"
+        else:
+            more_en = f" Nothing loads {extension.name} on the default path ({why}): leave it out of the build."
+            more_zh = f"默认路径不加载 {extension.name}（{why}）：构建时去掉即可。"
+            update["severity"] = "low"
+        update["message"] = finding.message.model_copy(update={"en": finding.message.en + more_en,
+                                                               "zh": finding.message.zh + more_zh})
+    return finding.model_copy(update=update)
 
 
 def _prefixed(finding: Finding, en: str, zh: str) -> ReplacementText:
