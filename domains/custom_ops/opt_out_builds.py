@@ -73,8 +73,9 @@ def _named(finding: Finding, flag: str, line: int, extension: ExtensionRecord | 
     if extension is not None and loads is not None:
         live, why = loads
         if live:
-            more_en = f" {extension.name} is loaded on the default path ({', '.join(live[:3])}): guard that first."
-            more_zh = f"{extension.name} 在默认路径上被加载（{'、'.join(live[:3])}）：先为其加上回退。"
+            more_en = (f" {extension.name} is loaded by code that may run on the default path ({', '.join(live[:3])}): "
+                       "guard that load first, or check that it stays off.")
+            more_zh = f"{extension.name} 由默认路径上可能执行的代码加载（{'、'.join(live[:3])}）：先为其加上回退，或确认它不会开启。"
         else:
             more_en = f" Nothing loads {extension.name} on the default path ({why}): leave it out of the build."
             more_zh = f"默认路径不加载 {extension.name}（{why}）：构建时去掉即可。"
