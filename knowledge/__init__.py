@@ -346,6 +346,13 @@ def load_one_operator_classes() -> frozenset[str]:
 
 
 @functools.cache
+def load_extension_operator_classes() -> frozenset[str]:
+    """The kernel classes whose kernels in one extension are one operator (knowledge/phases/plan.toml)."""
+    plan = _read_toml(KNOWLEDGE_DIR / "phases" / "plan.toml")
+    return frozenset(plan["estimate"]["kernel"].get("extension_operator_classes", []))
+
+
+@functools.cache
 def load_removed_torch_apis() -> RemovedTorchApis:
     """knowledge/dependencies/removed_torch_apis.toml, validated: torch APIs later torch releases removed."""
     table = _validate(RemovedTorchApis, _read_toml(KNOWLEDGE_DIR / "dependencies" / "removed_torch_apis.toml"),

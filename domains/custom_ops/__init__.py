@@ -22,6 +22,7 @@ from ascend_feasibility.domains.custom_ops.cpu_twins import with_cpu_twin
 from ascend_feasibility.domains.custom_ops.cuda_only_headers import relocate_host_runtime
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.device_dispatch import CppDeviceDispatchScanner
+from ascend_feasibility.domains.custom_ops.extension_files import compiling_extensions
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import (
     fallback_extensions,
@@ -35,6 +36,7 @@ from ascend_feasibility.domains.custom_ops.function_fold import fold_extension_f
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernels
+from ascend_feasibility.domains.custom_ops.opt_out_builds import name_opt_out_flags
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner, backward_pass_phase
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
@@ -47,7 +49,8 @@ from ascend_feasibility.domains.custom_ops.routed_kernels import (
 from ascend_feasibility.domains.custom_ops.tensorrt_plugins import tensorrt_plugins
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
-from ascend_feasibility.knowledge import load_one_operator_classes
+from ascend_feasibility.domains.custom_ops.unlaunched_kernels import unlaunched_kernels
+from ascend_feasibility.knowledge import load_extension_operator_classes, load_one_operator_classes
 
 NATIVE_KINDS = frozenset({"cuda", "cpp"})
 # a native file without these words is no part of a torch extension: its words are not kept. `at::` is ATen: an
@@ -106,6 +109,8 @@ class CustomOpsDomain(Domain):
             unreached.setdefault(path, []).extend(ranges)
         for path, ranges in else_armed_kernels(merged, run).items():
             unreached.setdefault(path, []).extend(ranges)
+        for path, ranges in unlaunched_kernels(merged, run).items():  # kernels only uncalled host functions launch
+            unreached.setdefault(path, []).extend(ranges)
         run.published["unreached_code"] = unreached
         run.findings += extension_import_findings(merged, run)
         # extensions only CUDA arms with a PyTorch other arm reach: one finding at the test; the rest is optional
@@ -132,7 +137,11 @@ class CustomOpsDomain(Domain):
         run.findings = relocate_host_runtime(run.findings, merged, run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
-        run.findings = built_without_port(fold_operator_kernels(run.findings, kernels, load_one_operator_classes()),
-                                          kernels, run)
+        compiling = compiling_extensions({row.path for row in kernels}, merged, run)
+        folded = fold_operator_kernels(run.findings, kernels, load_one_operator_classes(), compiling,
+                                       load_extension_operator_classes())
+        run.findings = built_without_port(folded, kernels, run)
+        # a CUDA build in an arm the project's own flag leaves out: the finding names the flag
+        run.findings = name_opt_out_flags(run.findings, merged, run)
         # an autograd Function over the project's extension op is ported with that op's kernels: one item
         run.findings = fold_extension_functions(run.findings, merged)

@@ -1,9 +1,8 @@
 """The kernels of one operator as one finding. An extension's operator is often several kernels: InternImage's DCNv3
 is one im2col forward and six col2im backward variants (dcnv3_col2im_cuda picks one by block size), a backward split
 into kernel_backward_101..201 is launched by one host function. The port replaces the operator once, so the report
-lists it once: the first kernel's finding, the others as its sites. The estimate prices the same kernels as one
-operator (domains/phases/estimate.py, _once_per_operator and _launched_together); this reads the same data, so the
-list and the estimate agree."""
+lists it once: the first kernel's finding, the others as its sites. The estimate prices the kernels one finding lists
+as one operator (domains/phases/estimate.py, _once_per_finding), so the list and the estimate agree."""
 
 from __future__ import annotations
 
@@ -15,9 +14,13 @@ from ascend_feasibility.analyzer.core.models import CustomOpRow, Finding, Text
 KERNEL_RULE = "OPS001"  # a native (CUDA/C++) kernel's finding; Triton kernels are ported one by one
 
 
-def operator_keys(rows: list[CustomOpRow], one_operator_classes: frozenset[str]) -> dict[tuple[str, int], tuple]:
-    """Each native kernel's operator: kernels of a one-operator class in one folder, or launched by the one host
-    function of one file that launches them, share a key (a kernel that meets both joins the two)."""
+def operator_keys(rows: list[CustomOpRow], one_operator_classes: frozenset[str],
+                  extensions: dict[str, set[str]] | None = None,
+                  extension_classes: frozenset[str] = frozenset()) -> dict[tuple[str, int], tuple]:
+    """Each native kernel's operator: kernels of a one-operator class in one folder, of an extension-operator class
+    in the one extension compiling their files (`extensions`: path → the extensions compiling it, where known), or
+    launched by the one host function of one file that launches them, share a key (a kernel that meets two joins
+    them)."""
     parent: dict[tuple, tuple] = {}
 
     def find(key: tuple) -> tuple:
@@ -35,18 +38,22 @@ def operator_keys(rows: list[CustomOpRow], one_operator_classes: frozenset[str])
             keys.append(("class", row.classification, row.path.rpartition("/")[0]))
         if len(row.callers) == 1 and ":" not in row.callers[0]:  # a host function of its own file, nothing else
             keys.append(("host", row.path, row.callers[0]))
+        compiling = (extensions or {}).get(row.path, set())
+        if row.classification in extension_classes and len(compiling) == 1:
+            keys.append(("extension", next(iter(compiling)), row.classification))
         for key in keys[1:]:
             parent[find(key)] = find(keys[0])
         links[(row.path, row.line)] = keys
     return {place: find(keys[0]) for place, keys in links.items()}
 
 
-def fold_operator_kernels(findings: list[Finding], rows: list[CustomOpRow],
-                          one_operator_classes: frozenset[str]) -> list[Finding]:
+def fold_operator_kernels(findings: list[Finding], rows: list[CustomOpRow], one_operator_classes: frozenset[str],
+                          extensions: dict[str, set[str]] | None = None,
+                          extension_classes: frozenset[str] = frozenset()) -> list[Finding]:
     """One finding per operator: kernel findings alike in what the report says of them (severity, reach, role) whose
     kernels are one operator fold into the first, the others' places (and the byte-identical copies already listed
     as their sites) becoming its sites."""
-    keys = operator_keys(rows, one_operator_classes)
+    keys = operator_keys(rows, one_operator_classes, extensions, extension_classes)
     groups: dict[tuple, list[Finding]] = defaultdict(list)
     for finding in findings:
         key = keys.get((finding.path, finding.line))

@@ -243,7 +243,7 @@ def _costed(groups: dict[tuple, _Group], bucket: str, rows: dict[tuple[str, int]
             adoption = next(a for a in est["adoption"] if a["id"] == group.key[1])
             items.append(_adoption_item(group.findings, adoption, entry_files, bucket, est))
         elif group.kind in {"kernel", "validation"}:
-            items.append(_kernel_item(group.findings, [row for f in group.findings for row in _operator_rows(f, rows)],
+            items.append(_kernel_item(group.findings, [_operator_rows(f, rows) for f in group.findings],
                                       group.kind, bucket, est, launched))
         elif group.kind == "mechanical":
             items.append(_mechanical_item(group.findings, bucket, est))
@@ -357,9 +357,11 @@ def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str, str]:
 _TIER_ZH = {"low": "低", "medium": "中", "high": "高"}
 
 
-def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucket: str, est: dict,
+def _kernel_item(group: list[Finding], operators: list[list[CustomOpRow]], kind: str, bucket: str, est: dict,
                  launched: dict[tuple[str, int], tuple[str, str]] | None = None) -> EffortItem:
+    """`operators`: each finding's kernels (_operator_rows), one operator."""
     data = est["kernel"]
+    rows = [row for kernels in operators for row in kernels]
     if kind == "validation":
         here = {f"{row.path}:{row.line}" for row in rows}
         distinct = sum(1 for row in rows if row.same_code_as not in here)  # a copy is validated with its original
@@ -371,7 +373,7 @@ def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucke
             zh += f"（{len(rows) - distinct} 个代码相同的副本只计一次）"
     else:
         sized = _once_per_copy(rows, _once_per_operator(rows, [kernel_hours(row, est) for row in rows], data))
-        sized = _once_per_launcher(rows, sized, launched or {})
+        sized = _once_per_finding(operators, _once_per_launcher(rows, sized, launched or {}))
         hours = sum(h for h, _, _ in sized)
         shown = list(zip(rows, sized))[:6]
         parts_en = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how, _) in shown)
@@ -420,6 +422,25 @@ def _once_per_operator(rows: list[CustomOpRow], sized: list[tuple[float, str, st
             kept = rows[largest[key]].kernel
             entry = (0.0, f"the same operator as {kept}, counted once", f"与 {kept} 是同一个算子，只计一次")
         result.append(entry)
+    return result
+
+
+def _once_per_finding(operators: list[list[CustomOpRow]], sized: list[tuple[float, str, str]]) -> list[tuple[float, str, str]]:
+    """The kernels one finding lists are one operator (custom_ops/operators.py folded them: metaseq's masked softmax
+    forward and backward of one extension): the largest still priced carries the hours, the others 0 h."""
+    result, start = list(sized), 0
+    for kernels in operators:
+        span = range(start, start + len(kernels))
+        start += len(kernels)
+        priced = [i for i in span if result[i][0] > 0]
+        if len(priced) < 2:
+            continue
+        kept = max(priced, key=lambda i: result[i][0])
+        name = kernels[kept - span.start].kernel
+        for i in priced:
+            if i != kept:
+                result[i] = (0.0, f"one operator with {name} (its finding lists both), counted at {name}",
+                             f"与 {name} 是同一个算子（同一条发现列出二者），计入 {name}")
     return result
 
 
