@@ -44,3 +44,12 @@ def test_an_instance_built_or_used_out_of_sight_keeps_the_arm(tmp_path):
     assert _sync_reach(tmp_path, passed)[0] == "runs"  # the instance handed on: called elsewhere
     selfish = DETECTOR + "\n    def both(self, img):\n        return self(img, hand=True)\n"
     assert _sync_reach(tmp_path, "from pkg import Detector\n\napply = Detector()\nprint(apply(1))\n", selfish)[0] == "runs"
+
+
+def test_other_classes_instances_and_a_star_import_do_not_count(tmp_path):
+    # Uni-ControlNet's test.py: `from utils.share import *`, then eight detectors bound and called side by side
+    write_tree(tmp_path, {"utils/share.py": "X = 1\n", "pkg/other.py": "class Canny:\n    def __call__(self, a, lo, hi):\n"
+                          "        return a\n"})
+    caller = ("from utils.share import *\nfrom pkg import Detector\nfrom pkg.other import Canny\n\napply_canny = Canny()\n"
+              "apply = Detector()\n\n\ndef main(x, lo, hi):\n    return apply_canny(x, lo, hi), apply(x, False)\n")
+    assert _sync_reach(tmp_path, caller)[0] == "optional"

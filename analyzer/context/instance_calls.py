@@ -4,8 +4,9 @@ top level, then `apply_openpose(img, False)` (Uni-ControlNet's src/test/test.py)
 is read only where every construction of its class in the project is such a binding, and each bound name is used
 only as the callee of a call in its file: then those calls are all the calls of `__call__` (unpassed_defaults.Forwards).
 
-Records in DefaultFacts.foreign: "inst:Class:name:line" for a binding, its calls' "pass:__call__:..." and
-"pos:__call__:N", "arg:__call__:i=literal" (or "=?") for each positional argument, and "inst-escaped:Class" where a bound name is used otherwise (passed on, stored, rebound, imported
+Records in DefaultFacts.foreign: "inst:Class:name:line" for a binding, its calls' "pass:Class.__call__:..." and
+"pos:Class.__call__:N", "arg:Class.__call__:i=literal" (or "=?") for each positional argument (by class: every class
+spells its method `__call__`), and "inst-escaped:Class" where a bound name is used otherwise (passed on, stored, rebound, imported
 by name elsewhere is caught by the project's calls of that name), or a method of the class calls `self(...)` or
 `self.__call__(...)`.
 """
@@ -53,7 +54,7 @@ def records(tree: Node, bound: dict[str, str]) -> list[str]:
                 continue
             found.append(f"{BINDING}{cls}:{parsing.text(left)}:{left.start_point.row + 1}")
             for call in calls:
-                found += call_passes(call, CALL)
+                found += call_passes(call, f"{cls}.{CALL}")
     found += [ESCAPED + name for name in _calling_self(tree)]
     return found
 
@@ -79,10 +80,10 @@ def call_passes(call: Node, name: str) -> list[str]:
     return found
 
 
-def positional_default(records: set[str], index: int, default: str, value) -> bool:
+def positional_default(records: set[str], key: str, index: int, default: str, value) -> bool:
     """Every instance call that reaches position `index` passes there the literal the default is (`apply_openpose(img,
     False)` for `hand=False`): `value` reads a literal's text (unpassed_defaults._value)."""
-    given = [record.partition("=")[2] for record in records if record.startswith(f"arg:{CALL}:{index}=")]
+    given = [record.partition("=")[2] for record in records if record.startswith(f"arg:{key}:{index}=")]
     return bool(given) and all(text != UNKNOWN and value(text) == value(default) for text in given)
 
 
@@ -108,7 +109,9 @@ def all_bound(cls: str, facts, calls: dict[str, list], escaped: set[str]) -> str
     """Where every construction of `cls` in the project is a module-level instance binding whose name is only called:
     the bindings ("src/test/test.py's apply_openpose"), else None. The class must not be subclassed or passed as a value,
     and no binding's name may be called or used from another file."""
-    if cls in escaped or any(f"call:{CALL}" in f.default_foreign for f in facts):  # `x.__call__(...)` somewhere
+    # an explicit `x.__call__(...)` reaches such an instance only through a use the records hold (the name passed on, a
+    # construction elsewhere), `super().__call__(...)` only from a subclass (escaped), `self.__call__` is _calling_self's
+    if cls in escaped:
         return None
     bindings = []
     for f in facts:
@@ -119,7 +122,9 @@ def all_bound(cls: str, facts, calls: dict[str, list], escaped: set[str]) -> str
                 bindings.append((f.path, record.split(":")[2]))
     constructed = sum(shape[0] for key, found in calls.items() if key == cls or key.endswith("\0" + cls)
                       for _, shape in found)
-    if not bindings or constructed != len(bindings) or any(name in escaped or calls.get(name) for _, name in bindings):
+    # the binding file's own calls of the name are the instance's (recorded under the name after a star import)
+    if not bindings or constructed != len(bindings) or any(
+            name in escaped or any(where != path for where, _ in calls.get(name, [])) for path, name in bindings):
         return None
     path, name = bindings[0]
     return f"{path}'s {name}" + (f" and {len(bindings) - 1} more" if len(bindings) > 1 else "")

@@ -549,9 +549,10 @@ class Forwards:
         fuzzy_prompt:`): why no call of the method name in the project passes it, or None where one may, or where
         nothing calls `.method(...)` in sight (a framework's hook, a library's entry for callers outside)."""
         method = caller.split(".", 1)[1]
+        key = caller if method == instance_calls.CALL else method  # instances' calls are recorded by class
         if not self._method_left(path, caller, parameter, index, default, False) \
                 or {method, METHOD_VALUE + method} & self.escaped \
-                or not any(name.startswith(f"pos:{method}:") for name in self.method_passes):
+                or not any(name.startswith(f"pos:{key}:") for name in self.method_passes):
             return None
         if method == instance_calls.CALL:
             return (f"`{parameter}={default}` by default ({caller}(), {path}), and no call of its instances "
@@ -575,13 +576,14 @@ class Forwards:
             if method == instance_calls.CALL else ""
         if instances is None:  # an instance called out of sight
             return ""
-        most = max((int(name.rsplit(":", 1)[1]) for name in self.method_passes if name.startswith(f"pos:{method}:")),
+        key = caller if instances else method  # instances' calls are recorded by class (instance_calls.records)
+        most = max((int(name.rsplit(":", 1)[1]) for name in self.method_passes if name.startswith(f"pos:{key}:")),
                    default=0)
-        given = [name.partition("=")[2] for name in self.method_passes if name.startswith(f"pass:{method}:{parameter}")
-                 and name[len(f"pass:{method}:{parameter}"):][:1] in {"", "="}]
-        passed_default = method == instance_calls.CALL and instance_calls.positional_default(
-            self.method_passes, index, default, _value)  # `apply_openpose(img, False)`: the default, spelled out
-        if ((public and cls in self.escaped) or f"pass:{method}:*" in self.method_passes
+        given = [name.partition("=")[2] for name in self.method_passes if name.startswith(f"pass:{key}:{parameter}")
+                 and name[len(f"pass:{key}:{parameter}"):][:1] in {"", "="}]
+        passed_default = bool(instances) and instance_calls.positional_default(
+            self.method_passes, key, index, default, _value)  # `apply_openpose(img, False)`: the default, spelled out
+        if ((public and cls in self.escaped) or f"pass:{key}:*" in self.method_passes
                 or (most > index and not passed_default)
                 or any(not value or _value(value) != _value(default) for value in given) or parameter in configured
                 or any(_value(given) is UNKNOWN or _value(given) != _value(default)
