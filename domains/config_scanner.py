@@ -8,9 +8,14 @@ from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains import launch_attention, launch_flags, launch_ranks, shell_pins
 from ascend_feasibility.domains.base import Domain, FileView, Hit, ProjectRun, Scanner, Span, Unit, UnitUnreadable
+from ascend_feasibility.domains.distributed.interface_exclusions import (
+    DEFAULT_EXCLUSION,
+    excludes_only_default_skipped,
+)
 from ascend_feasibility.domains.python_refs import ENV_REMOVED
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
+from tree_sitter import Node
 
 SHELL_QUERY = r"""
 (variable_assignment name: (variable_name) @name)
@@ -82,7 +87,7 @@ class ShellConfigScanner(Scanner):
             if image is not None:  # set in a CUDA image's stage: the CANN image that replaces it (DEV212) drops it
                 hits.append(Hit(code, name, Span.of(node), npu=image, facets=(CUDA_IMAGE_STAGE,)))
                 continue
-            hits.append(Hit(code, name, Span.of(node)))
+            hits.append(Hit(code, name, Span.of(node), facets=_value_facets(node)))
         cuda_image, cuda_packages = False, None
         for node in found.get("command", []):
             if unit.kind == "dockerfile" and parsing.text(node).upper() == "FROM":
@@ -385,3 +390,13 @@ class ConfigurationDomain(Domain):
         facts = [f for f in run.facts[self.name] if f is not None]
         if facts:
             run.findings = launch_ranks.rank_launch_findings(run.findings, facts, run.target.release.torch, run.factory)
+
+
+def _value_facets(name: Node) -> tuple[str, ...]:
+    """What an assignment's literal value says for its rule's variants: an exclusion list HCCL's default realises."""
+    assignment = name.parent
+    value = assignment.child_by_field_name("value") if assignment is not None and assignment.type == "variable_assignment" else None
+    if value is None or value.type not in {"word", "string", "raw_string"} or any(
+            child.type != "string_content" for child in value.named_children):
+        return ()
+    return (DEFAULT_EXCLUSION,) if excludes_only_default_skipped(parsing.text(value).strip("'\"")) else ()

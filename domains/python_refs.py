@@ -292,6 +292,26 @@ def removes_variable(literal: Node) -> bool:
     return name is not None and parsing.text(name) in REMOVING_METHODS
 
 
+def assigned_string(literal: Node) -> str | None:
+    """The plain string a line stores under the variable the string names (`env[NAME] = "value"`,
+    `os.environ.setdefault(NAME, "value")`), without its quotes; None for any other line or value."""
+    holder = literal.parent
+    value = None
+    if holder is not None and holder.type == "subscript" and holder.child_by_field_name("subscript") is not None \
+            and holder.child_by_field_name("subscript").id == literal.id:
+        statement = holder.parent
+        left = statement.child_by_field_name("left") if statement is not None and statement.type == "assignment" else None
+        value = statement.child_by_field_name("right") if left is not None and left.id == holder.id else None
+    elif holder is not None and holder.type == "argument_list" and holder.named_children[:1] == [literal] \
+            and len(holder.named_children) == 2 and holder.parent is not None:
+        function = holder.parent.child_by_field_name("function")
+        name = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else None
+        value = holder.named_children[1] if name is not None and parsing.text(name) == "setdefault" else None
+    if value is None or value.type != "string" or any(part.type == "interpolation" for part in value.named_children):
+        return None
+    return parsing.text(value).lstrip("rbuRBU")[1:-1].strip("'\"")
+
+
 MESSAGE_CALLS = frozenset({"print", "warn", "warning", "warning_once", "info", "info_once", "debug", "error", "exception",
                            "critical", "log", "log_dist", "print_rank_0"})
 STATEMENTS = frozenset({"expression_statement", "return_statement", "if_statement", "block", "module", "assert_statement"})

@@ -494,7 +494,7 @@ def test_a_name_no_enclosing_function_has_is_no_parameter():
     "@dec\ndef f(a=0):\n    return a == 1\n",  # decorated
     "class M:\n    @staticmethod\n    def run(a=0):\n        return a == 1\n",  # a decorated method
     "class M:\n    def forward(self, a=0):\n        return a == 1\n",  # called as `model(x)`
-    "class M:\n    def __call__(self, a=0):\n        return a == 1\n",  # a dunder: called as `m(x)`
+    "class M:\n    def __eq__(self, a=0):\n        return a == 1\n",  # a dunder other than __call__: called as `m == x`
     "def f():\n    class M:\n        def run(self, a=0):\n            return a == 1\n",  # a method of a local class
     "class M:\n    @dec\n    def __init__(self, a=0):\n        return a == 1\n",
     "def f():\n    class M:\n        def __init__(self, a=0):\n            return a == 1\n",  # a class in a function
@@ -512,6 +512,11 @@ def test_what_has_no_target(code):
 def test_a_method_of_a_module_level_class_is_read_by_its_calls_spelling():
     # "Class.method", position after self: unpassed_defaults.Forwards.method_kept reads `.method(...)` calls
     assert target("class M:\n    def run(self, b, a=0):\n        return a == 1\n") == ("M.run", "a", 1, "0")
+
+
+def test_call_of_a_module_level_class_is_read_through_its_instances():
+    # `m(x)`: judged on the calls of module-level instances (instance_calls.py)
+    assert target("class M:\n    def __call__(self, a=0):\n        return a == 1\n") == ("M.__call__", "a", 0, "0")
 
 
 def test_a_module_function_and_a_class_init():

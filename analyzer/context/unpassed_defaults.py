@@ -15,9 +15,11 @@ passes the default literal.
 Conservative: nothing is decided for a function or class that may be called from outside what the project shows:
 named in any module's `__all__`, defined in a module another one imports with `*`, decorated (a registry, a
 command-line entry), subclassed, passed as a value (`partial(Model, ...)`, a registry dict, `getattr(module,
-"Model")`), called with `*args`/`**kwargs`, never called, or a parameter the function assigns itself. Only
-module-level functions and the `__init__` of module-level classes are read (a method's calls cannot be told apart by
-name); a class's own `cls(...)` and `self.__class__(...)` are its calls. Two hops reach further: an `__init__`
+"Model")`), called with `*args`/`**kwargs`, never called, or a parameter the function assigns itself. Module-level
+functions and the `__init__` of module-level classes are read by their calls; a method's keyword by the calls of its
+name (`x.method(...)`, Forwards.method_kept), and `__call__`'s through module-level instances only called
+(instance_calls.py: `apply_openpose = OpenposeDetector()`, `apply_openpose(img, False)`); a class's own `cls(...)` and
+`self.__class__(...)` are its calls. Two hops reach further: an `__init__`
 default carried into the class's methods through `self.<attribute>` (attribute_hops.py), and a call passing the
 parameter as a command-line option that is None unless given (`gpu_id=args.gpu_id`: OptionKeywords). A keyword that
 hands a `False` default straight to a call (`load_in_8bit=load_in_8bit,`) is read as an arm of its own line.
@@ -32,7 +34,7 @@ import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ascend_feasibility.analyzer.context import attribute_hops, config_getters
+from ascend_feasibility.analyzer.context import attribute_hops, config_getters, instance_calls
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
 from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
 from ascend_feasibility.analyzer.context.written_names import word_set
@@ -214,7 +216,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             if base.type in {"identifier", "attribute"}:
                 escaped.add(parsing.text(base).rsplit(".", 1)[-1])
     facts.escaped = sorted(escaped)
-    facts.foreign = attribute_hops.foreign(tree, stores, methods, modules)
+    facts.foreign = attribute_hops.foreign(tree, stores, methods, modules) + instance_calls.records(tree, bound)
     return facts
 
 
@@ -547,10 +549,15 @@ class Forwards:
         fuzzy_prompt:`): why no call of the method name in the project passes it, or None where one may, or where
         nothing calls `.method(...)` in sight (a framework's hook, a library's entry for callers outside)."""
         method = caller.split(".", 1)[1]
+        key = caller if method == instance_calls.CALL else method  # instances' calls are recorded by class
         if not self._method_left(path, caller, parameter, index, default, False) \
                 or {method, METHOD_VALUE + method} & self.escaped \
-                or not any(name.startswith(f"pos:{method}:") for name in self.method_passes):
+                or not any(name.startswith(f"pos:{key}:") for name in self.method_passes):
             return None
+        if method == instance_calls.CALL:
+            return (f"`{parameter}={default}` by default ({caller}(), {path}), and no call of its instances "
+                    f"({instance_calls.all_bound(caller.split('.', 1)[0], self.facts, self.calls, self.escaped)}), "
+                    f"launch command or config in the project passes {parameter}")
         return (f"`{parameter}={default}` by default ({caller}(), {path}), and no call of .{method}(), launch command "
                 f"or config in the project passes {parameter}")
 
@@ -562,20 +569,29 @@ class Forwards:
         cls, method = caller.split(".", 1)
         if self.method_passes is None:
             self.method_passes = {name for f in self.facts for name in f.default_foreign
-                                  if name.startswith(("pass:", "pos:"))}
+                                  if name.startswith(("pass:", "pos:", "arg:"))}
             self.launched = launch_keywords(self.facts)
         launched, configured = self.launched
-        most = max((int(name.rsplit(":", 1)[1]) for name in self.method_passes if name.startswith(f"pos:{method}:")),
+        instances = instance_calls.all_bound(cls, self.facts, self.calls, self.escaped) \
+            if method == instance_calls.CALL else ""
+        if instances is None:  # an instance called out of sight
+            return ""
+        key = caller if instances else method  # instances' calls are recorded by class (instance_calls.records)
+        most = max((int(name.rsplit(":", 1)[1]) for name in self.method_passes if name.startswith(f"pos:{key}:")),
                    default=0)
-        given = [name.partition("=")[2] for name in self.method_passes if name.startswith(f"pass:{method}:{parameter}")
-                 and name[len(f"pass:{method}:{parameter}"):][:1] in {"", "="}]
-        if ((public and cls in self.escaped) or f"pass:{method}:*" in self.method_passes or most > index
+        given = [name.partition("=")[2] for name in self.method_passes if name.startswith(f"pass:{key}:{parameter}")
+                 and name[len(f"pass:{key}:{parameter}"):][:1] in {"", "="}]
+        passed_default = bool(instances) and instance_calls.positional_default(
+            self.method_passes, key, index, default, _value)  # `apply_openpose(img, False)`: the default, spelled out
+        if ((public and cls in self.escaped) or f"pass:{key}:*" in self.method_passes
+                or (most > index and not passed_default)
                 or any(not value or _value(value) != _value(default) for value in given) or parameter in configured
                 or any(_value(given) is UNKNOWN or _value(given) != _value(default)
                        for _, given in launched.get(parameter, []))):
             return ""
-        return (f"{caller}() ({path}), whose `{parameter}={default}` no call, launch command or config in the project "
-                f"passes")
+        through = f" (called only through {instances})" if instances else ""
+        return (f"{caller}() ({path}), whose `{parameter}={default}` no call{through}, launch command or config in the "
+                f"project passes")
 
 
 def launch_keywords(facts) -> tuple[dict[str, list[tuple[str, str]]], set[str]]:
@@ -1067,13 +1083,14 @@ def _switched_methods(tree: Node) -> list[Node]:
 
 def _switchable(method: Node) -> bool:
     """An undecorated method of a module-level class (or one registered by name) whose calls are spelled
-    `x.method(...)`: no dunder (`__init__` is the class's call, `__call__` the object's) and none a framework calls
-    through another name (SPELLED_ELSEWHERE: `model(x)` runs `forward`)."""
+    `x.method(...)`: no dunder (`__init__` is the class's call) but `__call__`, the object's, whose calls are read
+    through module-level instances (instance_calls.py), and none a framework calls through another name
+    (SPELLED_ELSEWHERE: `model(x)` runs `forward`)."""
     name = parsing.text(method.child_by_field_name("name"))
     holder = method.parent
     cls = holder.parent if holder is not None and holder.type == "block" else None
-    if cls is None or cls.type != "class_definition" or cls.parent is None or name.startswith("__") or (
-            name in SPELLED_ELSEWHERE):
+    if cls is None or cls.type != "class_definition" or cls.parent is None or (
+            name.startswith("__") and name != instance_calls.CALL) or name in SPELLED_ELSEWHERE:
         return False
     return cls.parent.type == "module" or (cls.parent.type == "decorated_definition" and _registered(cls.parent))
 

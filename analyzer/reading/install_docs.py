@@ -30,6 +30,20 @@ _CMAKE = re.compile(r"(?:^|&&|;)\s*cmake\s")  # a build's configure line: the op
 _LAUNCH = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*python[\d.]*\s+-m\s+torch\.distributed\.launch\b")
 
 
+# A Python floor a document states in prose or a list ("* Python>=3.7", "Python 3.8+", "python ≥ 3.9")
+_PYTHON_FLOOR = re.compile(r"\bpython\s*(?:>=|≥|=>)\s*(3\.\d+(?:\.\d+)?)\b|\bpython\s*(3\.\d+(?:\.\d+)?)\s*\+",
+                           re.IGNORECASE)
+
+
+def stated_python_floors(text: str) -> list[tuple[int, str]]:
+    """(1-based line, ">=3.7") of each lower bound on Python the document states, in its first MAX_CHARACTERS."""
+    found = []
+    for number, line in enumerate(text[:MAX_CHARACTERS].splitlines(), start=1):
+        for match in _PYTHON_FLOOR.finditer(line):
+            found.append((number, f">={match.group(1) or match.group(2)}"))
+    return found
+
+
 def is_install_doc(name: str) -> bool:
     """README.md, README_zh-CN.md, INSTALL.md, docs' installation.md / install_guide.md."""
     lower = name.lower()

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.guards import import_is_caught
-from ascend_feasibility.analyzer.reading import manifests, parsing
+from ascend_feasibility.analyzer.reading import install_docs, manifests, parsing
 from ascend_feasibility.analyzer.reading.discovery import is_requirements_file
 from ascend_feasibility.analyzer.reading.manifests import Declaration, Problem
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
+from ascend_feasibility.analyzer.reading.source import Unreadable, decode_text, read_contained
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.dependencies import installed, registered_models
@@ -25,6 +26,7 @@ IMPORT_QUERY = r"""
 (import_from_statement module_name: (dotted_name . (identifier) @module))
 """
 IMPORT_QUERY_KEY = query_set.register("imports", IMPORT_QUERY)
+DOC_FLOOR = "doc-floor"  # a Python floor an install document states in prose ("* Python>=3.7"; python_line.py)
 DOC_SOURCE = "doc-install"  # a declaration read from an install document's shell (analyzer/reading/install_docs.py)
 
 
@@ -86,7 +88,10 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
             facts.installs += installed.install_reads(relative, unit.tree())
         elif unit.kind == "install-doc" and _installs(unit.source.text):  # a document's pins: its versions only
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), DOC_SOURCE)
-            _add(facts, ([d for d in declared if d.specifier], problems))
+            declared = [d for d in declared if d.specifier]
+            if any(d.name == "python" for d in declared):  # the document may state the floor its example pins above
+                declared += _stated_floors(root, relative)
+            _add(facts, (declared, problems))
             facts.installs += installed.install_reads(relative, unit.tree())
         elif unit.kind == "build":
             text = unit.source.text
@@ -100,6 +105,17 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
         elif unit.kind == "yaml" and _is_conda_environment(name, unit.source.text):
             _add(facts, manifests.parse_conda_environment(relative, unit.source.text))
     return facts
+
+
+def _stated_floors(root: Path, relative: str) -> list[Declaration]:
+    """The Python floors the document states in its prose (install_docs.stated_python_floors), as declarations of
+    source DOC_FLOOR: they judge the document's own `python=` pins (python_line.py) and pin nothing themselves."""
+    try:
+        text = decode_text(read_contained(root, relative)).text
+    except Unreadable:
+        return []
+    return [Declaration("python", floor, relative, line, DOC_FLOOR, text=f"Python{floor}")
+            for line, floor in install_docs.stated_python_floors(text)]
 
 
 def _installs(text: str) -> bool:

@@ -6,6 +6,7 @@ pin in it is re-checked for wheels of that Python."""
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading.manifests import Declaration
+from ascend_feasibility.domains.dependencies.facts import DOC_FLOOR, DOC_SOURCE
 from ascend_feasibility.knowledge.models import Release
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -23,20 +24,31 @@ def supported_lines(specifier: str) -> list[str]:
             if any(spec.contains(f"3.{minor}.{patch}") for patch in _PATCHES)]
 
 
-def python_moves(declarations: list[Declaration], target: Release) -> list[tuple[Declaration, str]]:
-    """Each declared Python (a conda `python=` spec) that admits none of the target's Pythons, with the move's text:
-    the Pythons it admits → the target's lines."""
+FLOOR_ADMITS = "floor-admits"  # DEP017's facet: an install document's example pin whose own stated floor admits the target
+
+
+def python_moves(declarations: list[Declaration], target: Release) -> list[tuple[Declaration, str, tuple[str, ...]]]:
+    """Each declared Python (a conda `python=` spec) that admits none of the target's Pythons, with the move's text
+    (the Pythons it admits → the target's lines) and its facets. An install document's example (`conda create -n x
+    python=3.7` in a fenced block) whose same document states a floor admitting a target line ("* Python>=3.7",
+    DOC_FLOOR) is one choice the document leaves open: FLOOR_ADMITS, naming the floor. A stated floor pins nothing."""
     wanted = supported_lines(target.python) if target.python else []
     if not wanted:
         return []
+    floors = [d for d in declarations if d.source == DOC_FLOOR and set(supported_lines(d.specifier)) & set(wanted)]
     moves = []
     for site in declarations:
-        if site.name != "python" or not site.specifier:
+        if site.name != "python" or not site.specifier or site.source == DOC_FLOOR:
             continue
         own = supported_lines(site.specifier)
         if own and not set(own) & set(wanted):
-            moves.append((site, f"Python {own[-1]} → {wanted[0]}–{wanted[-1]} (torch_npu {target.torch_npu}, "
-                                f"torch {target.torch})"))
+            move = f"Python {own[-1]} → {wanted[0]}–{wanted[-1]} (torch_npu {target.torch_npu}, torch {target.torch})"
+            floor = next((f for f in floors if f.path == site.path), None) if site.source == DOC_SOURCE else None
+            if floor is None:
+                moves.append((site, move, ()))
+            else:
+                moves.append((site, f"{move}; {floor.path}:{floor.line} states Python{floor.specifier}, which admits "
+                                    f"{wanted[0]}–{wanted[-1]}", (FLOOR_ADMITS,)))
     return moves
 
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.distributed.interface_exclusions import (
+    DEFAULT_EXCLUSION,
+    excludes_only_default_skipped,
+)
 from ascend_feasibility.domains.distributed.keyword_arms import nccl_arm_only_adds_keywords
 from ascend_feasibility.domains.distributed.load_adapters import unwrapped_after_load
 from ascend_feasibility.domains.python_refs import (
@@ -14,6 +18,7 @@ from ascend_feasibility.domains.python_refs import (
     PythonScan,
     Reference,
     argument,
+    assigned_string,
     removes_variable,
 )
 from ascend_feasibility.domains.python_words import words
@@ -77,7 +82,10 @@ class _DistributedScan(PythonScan):
     def env_facets(self, name: str, node: Node) -> tuple[str, ...] | None:
         # removing an NCCL variable (vLLM's worker pops NCCL_ASYNC_ERROR_HANDLING that Ray sets) changes nothing
         # torch_npu reads: there is no HCCL twin to set
-        return (ENV_REMOVED,) if removes_variable(node) else ()
+        if removes_variable(node):
+            return (ENV_REMOVED,)
+        value = assigned_string(node)
+        return (DEFAULT_EXCLUSION,) if value is not None and excludes_only_default_skipped(value) else ()
 
     def finish(self, found) -> None:
         megatron = [n for n in found.get("imported_module", []) if parsing.text(n).split(".")[0].strip() == "megatron"]
