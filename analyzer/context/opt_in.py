@@ -474,8 +474,10 @@ def _parameter_option_arms(facts, context: ProjectContext, option_choices: dict)
     `ModelParallelMultiheadAttention(attn_variant=getattr(args, "attn_variant", "default"))`, the arm `if
     self.xf_eff_attn:` on `self.xf_eff_attn = attn_variant == AttentionVariants.XFORMERS`): switched_options weighs
     the arm against the option's default and the launch scripts."""
+    if not any(f.parameter_arms for f in facts):
+        return {}
     handed = {found for f in facts for found in f.option_keywords}  # (callee, option) a call hands on by name
-    if not (option_choices or handed) or not any(f.parameter_arms for f in facts):
+    if not (option_choices or handed):
         return {}
     calls, escaped, _ = project_calls(facts)
     passed: dict[str, list[tuple[str, tuple[int, list[str]]]]] = defaultdict(list)  # callee → (file, its calls)
