@@ -18,6 +18,7 @@ from enum import Enum
 class AttentionVariants(str, Enum):
     DEFAULT = "default"
     XFORMERS = "xformers_default"
+    SDPA = "sdpa"
 
 
 @dataclass
@@ -80,7 +81,7 @@ def _reach(tmp_path, **more) -> dict[tuple[str, int], tuple[str, str | None]]:
 
 def test_getattr_reads_and_names_bound_to_them_are_the_options_arms(tmp_path):
     found = _reach(tmp_path)
-    off = "`--xformers_block` is off unless given (config.py:13); "
+    off = "`--xformers_block` is off unless given (config.py:14); "
     assert found[("layer.py", 16)] == ("optional", off + 'line 15: if getattr(self.args, "xformers_block", False):')
     assert found[("layer.py", 19)] == ("optional", off + "line 18: if is_block:")
     # an attribute set once from a False read: the file's own switch reading takes it first (switches.SwitchReader)
@@ -89,8 +90,8 @@ def test_getattr_reads_and_names_bound_to_them_are_the_options_arms(tmp_path):
 
 def test_a_parameter_a_call_hands_the_option_on_to_is_the_option(tmp_path):
     assert _reach(tmp_path)[("attention.py", 14)] == (
-        "optional", '`--attn_variant` is "default" unless given (config.py:12), and no launch script passes '
-        "AttentionVariants.XFORMERS; line 13: if self.xf_eff_attn: (every call of Attention() passes `attn_variant`)")
+        "optional", '`--attn_variant` is "default" unless given (config.py:13), and no launch script passes '
+        '"xformers_default"; line 13: if self.xf_eff_attn: (every call of Attention() passes `attn_variant`)')
 
 
 def test_a_launcher_passing_the_options_keeps_their_arms(tmp_path):
@@ -107,6 +108,12 @@ def test_a_name_bound_twice_or_an_on_default_is_no_read_of_the_option(tmp_path):
     assert found[("layer.py", 16)][0] == "runs"
     assert found[("layer.py", 20)][0] == "runs"
     assert found[("layer.py", 22)][0] == "optional"  # self.use_block: still one read
+
+
+def test_a_launcher_passing_another_member_keeps_the_arm_off(tmp_path):
+    # the member's value resolved: a launcher choosing "sdpa" passes no value the xformers arm takes
+    found = _reach(tmp_path, **{"run.sh": "python train.py --attn-variant sdpa\n"})
+    assert found[("attention.py", 14)][0] == "optional"
 
 
 def test_a_product_call_passing_another_value_keeps_the_parameters_arm(tmp_path):

@@ -396,6 +396,7 @@ def switched_options(facts, context: ProjectContext,
             bound[dest].add(literal.lower())
     option_choices = _declared_choices(facts)
     by_parameter = _parameter_option_arms(facts, context, option_choices)
+    members = _enum_values(facts)
     chosen: set[tuple[str, int, int]] = set()  # arms needing a declared choice: (path, first, last)
     result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
@@ -411,6 +412,7 @@ def switched_options(facts, context: ProjectContext,
                  for first, last, dest, taken, condition in f.option_else_arms if dest in choices]
         arms += by_parameter.get(f.path, [])
         for first, last, dest, values, condition, otherwise in arms:
+            values = tuple(members.get(v, v) for v in values)  # `AttentionVariants.XFORMERS`: "xformers_default"
             if dest.startswith(CONFIG_PREFIX) and "." in dest:  # `config.TRAIN.OPTIMIZER.NAME`: config_paths
                 why = _unset_path_value(dest[len(CONFIG_PREFIX):], values, facts, defaults, passed, configs)
                 if why is not None:
@@ -514,6 +516,16 @@ def _parameter_option_arms(facts, context: ProjectContext, option_choices: dict)
     return dict(result)
 
 
+
+
+def _enum_values(facts) -> dict[str, str]:
+    """`AttentionVariants.XFORMERS` → "xformers_default" for the project's enums' string members (facts.enum_members);
+    a member two enums of one name spell differently stays unresolved."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for cls, member, value in f.enum_members:
+            found[f"{cls}.{member}"].add(value)
+    return {member: next(iter(values)) for member, values in found.items() if len(values) == 1}
 
 
 def _unset_config_value(key: str, values: tuple[str, ...], path: str, facts, passed: dict[str, set[str]]) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
+ENUM_BASES = frozenset({"Enum", "StrEnum"})
 ATTRIBUTE_BINDINGS = """
 (assignment left: (attribute) @target)
 (augmented_assignment left: (attribute) @target)
@@ -81,3 +82,28 @@ def passed_option(value: Node, objects: frozenset[str]) -> tuple[str, str] | Non
     if read is None or read[0] != name or function is None:
         return None
     return parsing.text(function).rsplit(".", 1)[-1], name
+
+
+def enum_members(root: Node) -> list[tuple[str, str, str]]:
+    """(class, member, value) of the module-level enums' string members (`class AttentionVariants(str, Enum):
+    XFORMERS = "xformers_default"`): an arm testing `== AttentionVariants.XFORMERS` needs the option to hold that value
+    (opt_in.switched_options), which is what a launcher passes."""
+    found = []
+    for statement in root.named_children:
+        cls = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
+        if cls is None or cls.type != "class_definition":
+            continue
+        bases = cls.child_by_field_name("superclasses")
+        if bases is None or not any(parsing.text(b).rsplit(".", 1)[-1] in ENUM_BASES for b in bases.named_children):
+            continue
+        name, body = cls.child_by_field_name("name"), cls.child_by_field_name("body")
+        for line in body.named_children if body is not None and name is not None else []:
+            assignment = line.named_children[0] if line.type == "expression_statement" and line.named_children else None
+            left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" \
+                else None
+            right = assignment.child_by_field_name("right") if left is not None else None
+            if left is not None and left.type == "identifier" and right is not None and right.type == "string" \
+                    and not any(c.type == "interpolation" for c in right.named_children):
+                value = "".join(parsing.text(c) for c in right.named_children if c.type == "string_content")
+                found.append((parsing.text(name), parsing.text(left), value))
+    return found

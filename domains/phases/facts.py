@@ -278,6 +278,8 @@ class PhaseFacts:
     # calls handing an option on under its own name (`f(attn_variant=getattr(args, "attn_variant", "default"))`):
     # (callee, keyword) (analyzer/context/option_reads.passed_option)
     option_keywords: list[tuple[str, str]] = field(default_factory=list)
+    # module-level enums' string members: (class, member, value) (option_reads.enum_members)
+    enum_members: list[tuple[str, str, str]] = field(default_factory=list)
     # the else of a chain every arm of which tests one option for strings: (first, last, dest, the strings the arms
     # before take, condition)
     option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
@@ -464,6 +466,7 @@ class PhaseFacts:
         self.option_value_arms += other.option_value_arms
         self.parameter_arms += other.parameter_arms
         self.option_keywords += other.option_keywords
+        self.enum_members += other.enum_members
         self.option_else_arms += other.option_else_arms
         self.option_literals += other.option_literals
         self.path_writes += other.path_writes
@@ -1129,6 +1132,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     facts.parameter_arms = _parameter_arms(found.get("condition", []) + [
         c for c in found.get("switch", []) + found.get("truth", []) if c.type in {"identifier", "attribute"}])
     facts.option_keywords = _option_keywords(found.get("keyword_value", []))
+    if "Enum" in unit.source.text:
+        from ascend_feasibility.analyzer.context.option_reads import enum_members
+        facts.enum_members = enum_members(unit.tree())
     if found.get("attribute_store"):
         from ascend_feasibility.analyzer.context.config_paths import path_writes
         from ascend_feasibility.knowledge import load_context_conventions
