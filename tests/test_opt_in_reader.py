@@ -393,7 +393,7 @@ def facts(path: str, module: str | None = None, **more):
                   imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[],
                   option_values=[], option_value_arms=[], option_else_arms=[], marker_arms=[], launch_values=[],
                   registrations=[], words="", dotted_words=[], true_keys=[], true_literals=[], env_carriers=[], option_choices=[],
-                  parameter_arms=[], option_literals=[], path_writes=[])
+                  parameter_arms=[], option_keywords=[], enum_members=[], option_literals=[], path_writes=[])
     values.update(more)
     return SimpleNamespace(**values)
 

@@ -80,6 +80,8 @@ class Facts:
     loads_by_name: bool = False
     commented_imports: list = field(default_factory=list)
     parameter_arms: list = field(default_factory=list)
+    option_keywords: list = field(default_factory=list)
+    enum_members: list = field(default_factory=list)
     starts_process_group: bool = False
     process_arms: list = field(default_factory=list)
     registrations: list = field(default_factory=list)

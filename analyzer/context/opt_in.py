@@ -396,6 +396,7 @@ def switched_options(facts, context: ProjectContext,
             bound[dest].add(literal.lower())
     option_choices = _declared_choices(facts)
     by_parameter = _parameter_option_arms(facts, context, option_choices)
+    members = _enum_values(facts)
     chosen: set[tuple[str, int, int]] = set()  # arms needing a declared choice: (path, first, last)
     result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
@@ -411,6 +412,7 @@ def switched_options(facts, context: ProjectContext,
                  for first, last, dest, taken, condition in f.option_else_arms if dest in choices]
         arms += by_parameter.get(f.path, [])
         for first, last, dest, values, condition, otherwise in arms:
+            values = tuple(members.get(v, v) for v in values)  # `AttentionVariants.XFORMERS`: "xformers_default"
             if dest.startswith(CONFIG_PREFIX) and "." in dest:  # `config.TRAIN.OPTIMIZER.NAME`: config_paths
                 why = _unset_path_value(dest[len(CONFIG_PREFIX):], values, facts, defaults, passed, configs)
                 if why is not None:
@@ -469,30 +471,61 @@ def _parameter_option_arms(facts, context: ProjectContext, option_choices: dict)
     """path → arms (as switched_options reads them) of `if launcher == "slurm":` on a parameter named like an option
     whose declared choices hold the values (facts' parameter_arms), where the option's declaring files are the arm's or
     import it, and every call of the function in the project passes the parameter by keyword, none as a literal: the
-    value is the option's (AnimateDiff's `init_dist(launcher=launcher)` from `main(launcher=args.launcher)`)."""
-    if not option_choices or not any(f.parameter_arms for f in facts):
+    value is the option's (AnimateDiff's `init_dist(launcher=launcher)` from `main(launcher=args.launcher)`). Without
+    declared choices, a call handing the option on under the parameter's name ties them (metaseq's
+    `ModelParallelMultiheadAttention(attn_variant=getattr(args, "attn_variant", "default"))`, the arm `if
+    self.xf_eff_attn:` on `self.xf_eff_attn = attn_variant == AttentionVariants.XFORMERS`): switched_options weighs
+    the arm against the option's default and the launch scripts."""
+    if not any(f.parameter_arms for f in facts):
+        return {}
+    handed = {found for f in facts for found in f.option_keywords}  # (callee, option) a call hands on by name
+    if not (option_choices or handed):
         return {}
     calls, escaped, _ = project_calls(facts)
-    passed: dict[str, list[tuple[int, list[str]]]] = defaultdict(list)
+    passed: dict[str, list[tuple[str, tuple[int, list[str]]]]] = defaultdict(list)  # callee → (file, its calls)
     for f in facts:
         for name, record in f.default_passed.items():
-            passed[name].append(record)
+            passed[name].append((f.path, record))
     packages = package_folders(facts, context.source_roots)
     result: dict[str, list[tuple]] = defaultdict(list)
     for f in facts:
         for first, last, parameter, values, condition, callee, index in f.parameter_arms:
             found = option_choices.get(parameter)
             shapes = calls.get(callee, []) + calls.get(own_key(f.path, callee), [])
-            if found is None or not {v.lower() for v in values} <= found[0] or callee in escaped or not shapes \
-                    or not passed.get(callee) or not all(parameter in keywords for _, keywords in passed[callee]) \
-                    or any(k.startswith(parameter + "=") for _, (_, _, keywords, _) in shapes for k in keywords) \
-                    or not _declarers_import(f, found, facts, packages):
+            # the option's value: a choice of it the declaring scripts pass on, or the option a call hands on by name
+            # (metaseq's `attn_variant=getattr(args, "attn_variant", "default")`; switched_options then asks its default)
+            chosen = found is not None and {v.lower() for v in values} <= found[0] \
+                and _declarers_import(f, found, facts, packages)
+            if not chosen:
+                # handed on: the product's calls decide (a test building the class with its own arguments runs no
+                # product path), and a name exported in `__all__` is no call that could pass another value
+                if (callee, parameter) not in handed:
+                    continue
+                shapes = [(where, shape) for where, shape in shapes if context.of(where).role in COUNTED_ROLES]
+                callers = [(where, record) for where, record in passed.get(callee, [])
+                           if context.of(where).role in COUNTED_ROLES]
+            else:
+                if callee in escaped:
+                    continue
+                callers = passed.get(callee, [])
+            if not shapes or not callers or not all(parameter in keywords for _, (_, keywords) in callers) \
+                    or any(k.startswith(parameter + "=") for _, (_, _, keywords, _) in shapes for k in keywords):
                 continue
             result[f.path].append((first, last, parameter, values,
                                    f"{condition} (every call of {callee}() passes `{parameter}`)", False))
     return dict(result)
 
 
+
+
+def _enum_values(facts) -> dict[str, str]:
+    """`AttentionVariants.XFORMERS` → "xformers_default" for the project's enums' string members (facts.enum_members);
+    a member two enums of one name spell differently stays unresolved."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for cls, member, value in f.enum_members:
+            found[f"{cls}.{member}"].add(value)
+    return {member: next(iter(values)) for member, values in found.items() if len(values) == 1}
 
 
 def _unset_config_value(key: str, values: tuple[str, ...], path: str, facts, passed: dict[str, set[str]]) -> str | None:

@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.context.config_paths import config_path
 from ascend_feasibility.analyzer.context.constexpr_flags import is_constexpr_parameter, off_flag, read_sites
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
 from ascend_feasibility.analyzer.context.option_locals import literal_text, option_local
+from ascend_feasibility.analyzer.context.option_reads import bound_value, getattr_read
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -35,6 +36,7 @@ MAX_CALLER_DEPTH = 3
 MAX_CLASS_NODES = 20000
 _ASSIGNMENT = frozenset({"assignment"})
 MAX_EITHER = 4  # terms of an `or` of switches read (_any_switch)
+MAX_BOUND_HOPS = 2  # names bound to names bound to an option read (option_reads.bound_value)
 MAX_EXIT_SIBLINGS = 50  # statements read back from a site for an early exit
 FALSY = {"false", "none"}
 # the switch a reason of this reader names (its three shapes below): (name, the function or class taking it)
@@ -557,7 +559,18 @@ def argument_switch(condition: Node, objects: frozenset[str], mainstream: frozen
     return first_term(condition, lambda term, _: _argument_term(term, objects, mainstream))
 
 
-def _argument_term(condition: Node, objects: frozenset[str], mainstream: frozenset[str]) -> str | None:
+def _argument_term(condition: Node, objects: frozenset[str], mainstream: frozenset[str], bound: int = 0) -> str | None:
+    """`args.x`, `getattr(args, "x", False)`, or a name bound once to one of them (option_reads)."""
+    if condition.type in {"identifier", "attribute"} and bound < MAX_BOUND_HOPS:
+        value = bound_value(condition)
+        if value is not None:
+            return _argument_term(value, objects, mainstream, bound + 1)
+    read = getattr_read(condition, objects)
+    if read is not None:
+        name, default = read
+        if default is not None and parsing.text(default) not in {"False", "None"}:
+            return None  # `getattr(args, "x", True)`: on unless the namespace says otherwise
+        return None if {t for t in name.lower().split("_") if t} & mainstream else name
     if condition.type != "attribute":
         return None
     holder, attribute = condition.child_by_field_name("object"), condition.child_by_field_name("attribute")
@@ -676,12 +689,15 @@ def number_text(node: Node) -> str | None:
     return parsing.text(node) if node.type in {"integer", "float"} else None
 
 
-def option_value_test(condition: Node, objects: frozenset[str],
-                      literals: list[str] | None = None) -> tuple[str, tuple[str, ...]] | None:
+def option_value_test(condition: Node, objects: frozenset[str], literals: list[str] | None = None,
+                      bound: int = 0) -> tuple[str, tuple[str, ...]] | None:
     """`args.optim == "adamw_bnb_8bit"` or `model_args.quantize_model.lower() in ["a", "b"]`: (dest, the strings the
     arm needs); None for `!=`/`not in` (which hold by default) and for anything but an option of the command line.
     A local holding the option (option_locals.option_local) is the option; the literals it is also bound to are added
     to `literals`, where given."""
+    if condition.type in {"identifier", "attribute"} and bound < MAX_BOUND_HOPS:
+        value = bound_value(condition)  # `self.xf = opt == X` ... `if self.xf:` tests the option
+        return option_value_test(value, objects, literals, bound + 1) if value is not None else None
     operands = condition.named_children
     operators = [c.type for c in condition.children if not c.is_named]
     if condition.type == "comparison_operator" and operators in ([">"], [">="]) and len(operands) == 2:
@@ -692,6 +708,10 @@ def option_value_test(condition: Node, objects: frozenset[str],
     contains = operators == ["in"] and subject.type == "string"  # `'mamba' in args.my_testing`: a substring
     if operators == ["=="] and (subject.type == "string" or number_text(subject) is not None) or contains:
         subject, values = values, subject
+    read = getattr_read(subject, objects) if subject.type == "call" else None
+    if read is not None:  # `getattr(args, "attn_variant", "default") == "xformers"`
+        tested = _tested_values(values)
+        return (read[0], tested) if tested is not None and not contains else None
     if subject.type == "call" and env_variable(subject) is None:  # `.lower()`, `.upper()`, `.strip()`: normalised
         function = subject.child_by_field_name("function")
         arguments = subject.child_by_field_name("arguments")
@@ -828,26 +848,31 @@ def parameter_value_arm(condition: Node) -> tuple[str, tuple[str, ...], str, int
     `init_dist(launcher=launcher)` with the value of `--launcher` (choices pytorch, slurm; default pytorch): the
     project pass (opt_in.switched_options) reads the calls and the option. The default does not matter here; a
     parameter with none is also read (switches' `@name` arms are for values the file writes only in the test)."""
-    compared = _compared_with_strings(condition)
+    if condition.type in {"identifier", "attribute"}:  # `self.xf = variant == Variants.XF` ... `if self.xf:`
+        condition = bound_value(condition)
+        if condition is None:
+            return None
+    compared = _compared_with_strings(condition, members=True)
     if compared is None or compared[0].type != "identifier":
         return None
     subject, strings = compared
     name = parsing.text(subject)
     function = _enclosing(subject, "function_definition")
     found = _parameter(function, name) if function is not None else None
-    callee = module_callee(function) if found is not None else None
+    callee = module_callee(function, decorated_class=True) if found is not None else None
     if callee is None or _rebound(function, name):
         return None
     parameters = function.child_by_field_name("parameters")
     first = parameters.named_children[0] if parameters is not None and parameters.named_children else None
     index = found[0] - (1 if first is not None and parsing.text(first) in {"self", "cls"} else 0)
-    return name, tuple(_string_value(s) for s in strings), callee, index
+    return name, tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings), callee, index
 
 
 
-def _compared_with_strings(condition: Node) -> tuple[Node, list[Node]] | None:
-    """`x == "a"`, `"a" == x`, `x in ("a", "b")`: (the subject, the plain string literals it is compared with); None
-    for another test, `!=`/`not in` (which hold by default) or an f-string."""
+def _compared_with_strings(condition: Node, members: bool = False) -> tuple[Node, list[Node]] | None:
+    """`x == "a"`, `"a" == x`, `x in ("a", "b")`: (the subject, the plain string literals it is compared with; with
+    `members`, enum members too: `x == Variants.XFORMERS`); None for another test, `!=`/`not in` (which hold by
+    default) or an f-string."""
     operands = condition.named_children
     operators = [c.type for c in condition.children if not c.is_named]
     if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
@@ -856,21 +881,28 @@ def _compared_with_strings(condition: Node) -> tuple[Node, list[Node]] | None:
     if operators == ["=="] and subject.type == "string":
         subject, values = values, subject
     strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
-    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children)
-                              for s in strings):
+    if members and values.type == "attribute" and _is_member(values):
+        strings = [values]
+    if not strings or not all((s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
+                              or (members and _is_member(s)) for s in strings):
         return None
     return subject, strings
 
-def module_callee(function: Node) -> str | None:
+def module_callee(function: Node, decorated_class: bool = False) -> str | None:
     """The name a call of this undecorated function uses: its own at the module level, its class's for the __init__
-    of an undecorated module-level class; None for a method, a nested or a decorated definition."""
+    of an undecorated module-level class (with `decorated_class`, of a decorated one too: metaseq's
+    `@with_incremental_state` adds a base, and its calls still hand the keywords to `__init__`); None for a method, a
+    nested or a decorated definition."""
     holder, name = function.parent, function.child_by_field_name("name")
     if name is None or holder is None:
         return None
     if holder.type == "module":
         return parsing.text(name)
     cls = holder.parent if holder.type == "block" and parsing.text(name) == "__init__" else None
-    if cls is not None and cls.type == "class_definition" and cls.parent is not None and cls.parent.type == "module":
+    outer = cls.parent if cls is not None else None
+    if decorated_class and outer is not None and outer.type == "decorated_definition":
+        outer = outer.parent
+    if cls is not None and cls.type == "class_definition" and outer is not None and outer.type == "module":
         cls_name = cls.child_by_field_name("name")
         return parsing.text(cls_name) if cls_name is not None else None
     return None

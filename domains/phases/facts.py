@@ -76,8 +76,11 @@ QUERY = r"""
 (if_statement condition: (comparison_operator) @condition)
 (elif_clause condition: (comparison_operator) @condition)
 (keyword_argument value: (comparison_operator) @keyword_test)
+(keyword_argument value: [(call) (attribute)] @keyword_value)
 (if_statement condition: [(attribute) (boolean_operator)] @switch)
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
+(if_statement condition: (call) @read_switch)
+(elif_clause condition: (call) @read_switch)
 (if_statement condition: [(identifier) (not_operator)] @truth)
 (elif_clause condition: [(identifier) (not_operator)] @truth)
 (if_statement condition: (parenthesized_expression) @grouped)
@@ -272,6 +275,11 @@ class PhaseFacts:
     # arms testing a parameter of a module-level function (or class) for strings: (first line, last line, parameter,
     # the strings, condition, the name its calls use, its position in a call) (switches.parameter_value_arm)
     parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]] = field(default_factory=list)
+    # calls handing an option on under its own name (`f(attn_variant=getattr(args, "attn_variant", "default"))`):
+    # (callee, keyword) (analyzer/context/option_reads.passed_option)
+    option_keywords: list[tuple[str, str]] = field(default_factory=list)
+    # module-level enums' string members: (class, member, value) (option_reads.enum_members)
+    enum_members: list[tuple[str, str, str]] = field(default_factory=list)
     # the else of a chain every arm of which tests one option for strings: (first, last, dest, the strings the arms
     # before take, condition)
     option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
@@ -457,6 +465,8 @@ class PhaseFacts:
         self.kept_instances += other.kept_instances
         self.option_value_arms += other.option_value_arms
         self.parameter_arms += other.parameter_arms
+        self.option_keywords += other.option_keywords
+        self.enum_members += other.enum_members
         self.option_else_arms += other.option_else_arms
         self.option_literals += other.option_literals
         self.path_writes += other.path_writes
@@ -856,6 +866,17 @@ def _parameter_arms(conditions: list[Node]) -> list[tuple[int, int, str, tuple[s
     return arms
 
 
+def _option_keywords(values: list[Node]) -> list[tuple[str, str]]:
+    """(callee, keyword) of the calls handing an option on under its own name (option_reads.passed_option)."""
+    from ascend_feasibility.analyzer.context.option_reads import passed_option
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    if not values:
+        return []
+    objects = frozenset(load_context_conventions().opt_in.argument_objects)
+    return sorted({found for found in (passed_option(v, objects) for v in values[:MAX_CHOICES]) if found is not None})
+
+
 def _own_lines(node: Node) -> bool:
     """Does nothing but `node` (and a comma) stand on its lines? A keyword argument that does is an arm of its own:
     a finding on those lines is about its value, not about the call around it."""
@@ -1095,7 +1116,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     facts.choices = _choices(found.get("condition", []))
     # a call of add_argument and a @dataclass decorator spell their names: most files have neither
     declarations = _add_argument_calls(_methods(unit)) if "add_argument" in unit.source.text else []
-    facts.options, facts.option_arms = _options(declarations, found.get("switch", []))
+    facts.options, facts.option_arms = _options(declarations, found.get("switch", []) + found.get("truth", [])
+                                                + found.get("read_switch", []))
     facts.option_values = _string_options(declarations)
     if declarations:
         from ascend_feasibility.analyzer.context.switches import option_choices, option_none_default
@@ -1106,8 +1128,14 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
         facts.options += options
         facts.option_values += values
     facts.option_value_arms, facts.option_else_arms, facts.option_literals = _option_value_arms(found.get("condition", [])
-                                                                         + found.get("keyword_test", []))
-    facts.parameter_arms = _parameter_arms(found.get("condition", []))
+        + found.get("keyword_test", []) + [c for c in found.get("switch", []) + found.get("truth", [])
+                                           if c.type in {"identifier", "attribute"}])
+    facts.parameter_arms = _parameter_arms(found.get("condition", []) + [
+        c for c in found.get("switch", []) + found.get("truth", []) if c.type in {"identifier", "attribute"}])
+    facts.option_keywords = _option_keywords(found.get("keyword_value", []))
+    if "Enum" in unit.source.text:
+        from ascend_feasibility.analyzer.context.option_reads import enum_members
+        facts.enum_members = enum_members(unit.tree())
     if found.get("attribute_store"):
         from ascend_feasibility.analyzer.context.config_paths import path_writes
         from ascend_feasibility.knowledge import load_context_conventions
