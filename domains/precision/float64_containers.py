@@ -13,7 +13,13 @@ device tensor becomes float32 on the NPU: it is left to the dtype's own rule.
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.precision.float64_use import GROUPING, SCOPES, follow_to_reduction, moves_to_device
+from ascend_feasibility.domains.precision.float64_use import (
+    GROUPING,
+    SCOPES,
+    call_of_dtype,
+    follow_to_reduction,
+    moves_to_device,
+)
 from ascend_feasibility.domains.python_refs import keywords
 from tree_sitter import Node
 
@@ -25,7 +31,7 @@ MAX_NODES = 20000
 def reduced_through_container(dtype: Node) -> str | None:
     """The symbol for a float64 dtype whose tensor is stored into `container[key]`, grouped from the container's values,
     on the device, and reduced; None otherwise."""
-    call = _call_of(dtype)
+    call = call_of_dtype(dtype)
     if call is None:
         return None
     made = _where_made(call)
@@ -52,12 +58,6 @@ def reduced_through_container(dtype: Node) -> str | None:
     return None
 
 
-def _call_of(dtype: Node) -> Node | None:
-    parent = dtype.parent
-    if parent is not None and parent.type == "keyword_argument":
-        parent = parent.parent
-    call = parent.parent if parent is not None and parent.type == "argument_list" else None
-    return call if call is not None and call.type == "call" else None
 
 
 def _where_made(call: Node) -> str | None:

@@ -72,13 +72,19 @@ def fate(dtype: Node, call: Node | None = None) -> str | None:
     return kind
 
 
-def _making_call(dtype: Node) -> Node | None:
-    """The factory call that makes a tensor on a device with this dtype: `torch.zeros(n, dtype=..., device=d)`."""
+def call_of_dtype(dtype: Node) -> Node | None:
+    """The call whose argument (positional or keyword) the dtype is: `torch.zeros(n, dtype=torch.float64)`."""
     parent = dtype.parent
     if parent is not None and parent.type == "keyword_argument":
         parent = parent.parent
     call = parent.parent if parent is not None and parent.type == "argument_list" else None
-    if call is None or call.type != "call":
+    return call if call is not None and call.type == "call" else None
+
+
+def _making_call(dtype: Node) -> Node | None:
+    """The factory call that makes a tensor on a device with this dtype: `torch.zeros(n, dtype=..., device=d)`."""
+    call = call_of_dtype(dtype)
+    if call is None:
         return None
     function = call.child_by_field_name("function")
     if function is None or parsing.text(function).rsplit(".", 1)[-1] not in FACTORIES:
