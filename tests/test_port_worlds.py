@@ -448,3 +448,34 @@ def test_a_src_layout_package_imports_the_device_module_by_its_installed_name(tm
     for module in ("diffusers.pipelines.pipe", "diffusers.models"):
         done = _imports(ported, "src", module)
         assert done.returncode == 0, (module, done.stderr)
+
+
+def test_a_package_file_the_root_imports_by_its_dotted_name_is_of_the_root_world(tmp_path):
+    """so-vits-svc's shape (port round 36, hunk 1): diffusion/ is a package the root's scripts import by name
+    (`from diffusion.vocoder import Vocoder` in train_diff.py), and also holds a script run from there
+    (onnx_export.py: `from diffusion_onnx import ...`). vocoder.py is loaded as `diffusion.vocoder` with the root on
+    sys.path, so it imports the root world's device module (`from vencoder import _device`), never a bare
+    `import _device` (no such top-level module); the folder's own script keeps the bare form. Every device module
+    written has one content."""
+    body = "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"
+    files = {"vencoder/__init__.py": "", "diffusion/__init__.py": "",
+             "vencoder/a.py": body, "vencoder/b.py": body, "vencoder/c.py": body,
+             "diffusion/vocoder.py": body, "diffusion/diffusion_onnx.py": "X = 1\n",
+             "diffusion/onnx_export.py": "import torch\nfrom diffusion_onnx import X\n\n\ndef main():\n"
+                                         "    torch.cuda.synchronize()\n",
+             "train_diff.py": "import torch\nfrom diffusion.vocoder import f\nfrom vencoder.a import f as g\n\n\n"
+                              "def main():\n    torch.cuda.synchronize()\n"}
+    sites = ["vencoder/a.py", "vencoder/b.py", "vencoder/c.py", "diffusion/vocoder.py", "diffusion/onnx_export.py",
+             "train_diff.py"]
+    result, ported = _ported(tmp_path, files, sites, entries=["train_diff.py", "diffusion/onnx_export.py"],
+                             own_packages=["vencoder", "diffusion"])
+    new = {r.path: r.new for r in result.rewrites}
+    assert "from vencoder import _device  # ascend: port" in new["diffusion/vocoder.py"]
+    assert "\nimport _device  # ascend: port" not in new["diffusion/vocoder.py"]
+    assert "\nimport _device  # ascend: port" in new["diffusion/onnx_export.py"]
+    assert sorted(result.new_files) == ["diffusion/_device.py", "vencoder/_device.py"]
+    assert len(set(result.new_files.values())) == 1
+    host = "cuda" if __import__("torch").cuda.is_available() else "cpu"
+    for folder, module in [(".", "train_diff"), (".", "diffusion.vocoder"), ("diffusion", "onnx_export")]:
+        done = _imports(ported, folder, module)
+        assert done.returncode == 0 and done.stdout.split()[-1] == host, (folder, module, done.stderr)

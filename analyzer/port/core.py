@@ -216,9 +216,14 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
                 uses.setdefault(module_path, set()).update(file_uses)
     attempted = {id(o.finding) for o in result.outcomes}  # a skipped test planned with its twin is no longer skipped
     result.skipped_sites = [(f, why) for f, why in result.skipped_sites if id(f) not in attempted]
-    for module_path, used in sorted(uses.items(), key=lambda item: (-len(item[1]), item[0])):
-        earlier = previous_module(root, module_path)
-        content = render_device_module(used | offered_by(earlier or ""))
+    # one content for every device module written: a file of one world may load another world's module (and two
+    # copies that differ leave the one a file happens to load without what another file calls: so-vits-svc's
+    # diffusion/_device.py had no `move`)
+    earlier_of = {module_path: previous_module(root, module_path) for module_path in uses}
+    every = set().union(*uses.values(), *(offered_by(text or "") for text in earlier_of.values()))
+    content = render_device_module(every)
+    for module_path in sorted(uses):
+        earlier = earlier_of[module_path]
         problem = check(module_path, content)
         if problem is not None:  # a broken knowledge template: never write it
             raise KnowledgeError(f"knowledge/port/device_module.toml: the device module {problem}")

@@ -17,10 +17,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.port.enclosing_install import installed_from
 from ascend_feasibility.analyzer.port.files import import_point
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
+from ascend_feasibility.knowledge import load_context_conventions
 
 BUILD_FILES = ("setup.py", "pyproject.toml")
 IMPORT_QUERY = "(import_statement) @import (import_from_statement) @import_from"
@@ -45,6 +47,7 @@ class Worlds:
         self._listing: dict[PurePosixPath, tuple[list[str], set[str]]] = {}
         self._at_load: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         self._build_roots: dict[PurePosixPath, bool] = {}
+        self._roles = load_context_conventions().roles
 
     def below_source_root(self, path: PurePosixPath) -> PurePosixPath:
         """The path below the source root holding it (src/diffusers/_device.py → diffusers/_device.py), where that
@@ -79,7 +82,35 @@ class Worlds:
         return installed_from(self.root, at, folder)
 
     def world_of(self, path: str) -> PurePosixPath:
+        """The file's world: its folder's, or the root where the root's own code loads the file by its dotted name
+        (`loaded_from_root`) although a script of its folder puts that folder on sys.path."""
+        world = self._folder_world(PurePosixPath(path).parent)
+        return TOP if world != TOP and self.loaded_from_root(path) else world
+
+    def loaded_from_root(self, path: str) -> bool:
+        """A file of the root's world imports, when it loads, the file's package by its dotted name from the root
+        (`from diffusion.vocoder import Vocoder` in so-vits-svc's train_diff.py), every folder on the way being a
+        regular package, and the file itself imports no module of its folder by a bare name (not one of the folder's
+        scripts, such as diffusion/onnx_export.py's `from diffusion_onnx import ...`): Python loads it as a module of
+        that package with the root on sys.path, whatever the folder's scripts do. A test importing it so shows nothing
+        of how the project loads it. A module port is to write there (a device module) is nothing the project loads
+        yet: it stays in its folder's world."""
         folder = PurePosixPath(path).parent
+        spelled = folder.parts
+        if folder == TOP or not (self.root / path).is_file() or not all(part.isidentifier() for part in spelled) or not all(
+                self.is_package(PurePosixPath(*spelled[:depth])) and not self.is_build_root(PurePosixPath(*spelled[:depth]))
+                for depth in range(1, len(spelled) + 1)):
+            return False
+        if self._imports_from(path, folder, at_load=True):
+            return False
+        n = len(spelled)
+        return any(not _inside_folder(other, folder) and file_role(other, self._roles) == "product"
+                   and self._folder_world(PurePosixPath(other).parent) == TOP
+                   and any(parts[:n] == spelled and len(parts) > n and self._inside(folder, parts[n])
+                           for parts in self.imports(other, at_load=True))
+                   for other in self._python_files_holding(TOP, spelled[-1].encode()))
+
+    def _folder_world(self, folder: PurePosixPath) -> PurePosixPath:
         if folder not in self._worlds:
             at, passed = folder, []
             # a folder the files on the way import from by bare name when they load is on sys.path, even where
@@ -324,3 +355,7 @@ def absolute_imports(data: bytes) -> tuple[frozenset[tuple[str, ...]], frozenset
             if dotted is not None and dotted.type == "dotted_name":
                 names.add(base + tuple(parsing.text(dotted).split(".")))
     return frozenset(names), frozenset(at_load)
+
+
+def _inside_folder(path: str, folder: PurePosixPath) -> bool:
+    return folder in PurePosixPath(path).parents
