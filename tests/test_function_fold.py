@@ -75,3 +75,21 @@ def test_a_triton_launch_or_an_op_no_binding_names_keeps_the_function_item(tmp_p
     unbound = BINDING.replace('m.def("fused_act", &fused_act, "fused act");', 'm.def("other_act", &fused_act);')
     functions = {f.symbol.split(" ", 1)[0] for f in _findings(tmp_path / "b", WRAPPER, unbound) if f.rule == "OPS040"}
     assert functions == {"FusedActBackward", "FusedAct"}
+
+
+def test_the_function_folds_into_a_blocker_kernel_too(tmp_path):
+    """A kernel no torch_npu operator covers (OPS002, a blocker) holds its Function's item the same way: OpenPCDet's
+    autograd Functions over OPS002 kernels were counted beside them (round 36 A1 class 4)."""
+    body = ("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n  int cnt = 0;\n"
+            "  for (int k = 0; k < n; ++k) {\n    float d = x[k] - x[i];\n"
+            "    if (d * d < b[0]) { if (cnt == 0) { for (int l = 0; l < 8; ++l) out[i * 8 + l] = k; }\n"
+            "      out[i * 8 + cnt] = k; ++cnt; if (cnt >= 8) break; }\n  }\n")
+    kernel = KERNEL.replace("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) { out[i] = x[i] + b[i]; }\n", body)
+    renamed = {"pkg/__init__.py": "", "pkg/ops/src/fused_act.cpp": BINDING, "pkg/ops/src/fused_act_kernel.cu": kernel,
+               "pkg/ops/fused_act.py": WRAPPER, "run.py": "import pkg.ops.fused_act\n"}
+    write_tree(tmp_path, {p.replace("fused_act", "ball_query"): text.replace("fused_act", "ball_query")
+                          for p, text in renamed.items()})
+    found = analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+    assert not [f for f in found if f.rule == "OPS040"]
+    blocker = next(f for f in found if f.rule == "OPS002")
+    assert {"pkg/ops/ball_query.py:11", "pkg/ops/ball_query.py:17"} <= set(blocker.sites)

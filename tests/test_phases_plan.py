@@ -950,6 +950,33 @@ def test_the_kernels_of_one_operator_are_one_finding_priced_as_before():
         abs=0.05)
 
 
+def test_the_kernels_one_launcher_launches_are_one_finding_at_the_worst_severity_whatever_their_rule():
+    """OpenPCDet's roiaware_pool3d_launcher launches an OPS001 mask kernel (elementwise, high) and OPS002 collect and
+    pool kernels (other, blocker): one operator, one finding, the blocker's, the OPS001 kernel among its sites; the
+    estimate is the one of a finding per kernel (round 36 B1 class 2). A kernel of another host stays apart."""
+    from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernels
+
+    path = "ops/roiaware_pool3d/src/roiaware_pool3d_kernel.cu"
+    rows = [kernel_row(name=name, path=path, line=line, lines=lines, cls=cls, tier=tier)
+            .model_copy(update={"callers": [host]})
+            for name, line, lines, cls, tier, host in (
+                ("generate_pts_mask_for_box3d", 39, 30, "elementwise", "low", "roiaware_pool3d_launcher"),
+                ("collect_inside_pts_for_box3d", 78, 25, "other", "high", "roiaware_pool3d_launcher"),
+                ("roiaware_maxpool3d", 111, 45, "other", "high", "roiaware_pool3d_launcher"),
+                ("points_in_boxes_kernel", 313, 20, "other", "high", "points_in_boxes_launcher"))]
+    rules = ("OPS001", "OPS002", "OPS002", "OPS002")
+    findings = [finding(rule, migration="manual", severity="high" if rule == "OPS001" else "blocker",
+                        hours=(8, 24) if rule == "OPS001" else (24, 80), path=path, line=row.line, domain="custom_ops")
+                for rule, row in zip(rules, rows)]
+    folded = fold_operator_kernels(findings, rows, frozenset())
+    assert [(f.rule, f.severity, f.line) for f in folded] == [("OPS002", "blocker", 78), ("OPS002", "blocker", 313)]
+    assert folded[0].sites == [f"{path}:78", f"{path}:39", f"{path}:111"]
+    assert "generate_pts_mask_for_box3d, roiaware_maxpool3d" in folded[0].message.en
+    before = effort(findings, ["training"], kernels=rows)
+    after = effort(folded, ["training"], kernels=rows)
+    assert after.total == before.total
+
+
 # composer (round 13): a training library whose only product entry was docker/generate_build_matrix.py, a helper that
 # writes a YAML build matrix and imports no torch and no project module; its name word "generate" made the project's
 # main phase inference, and the library's own Trainer loop was no entry of anything.

@@ -1,6 +1,7 @@
 """One extension op, one item: an autograd Function whose every launch calls the project's compiled extension
 (`fused_act_ext.fused_bias_act(...)` in FusedLeakyReLUFunction and in FusedLeakyReLUFunctionBackward) is ported with
-the kernels that op launches, which the report already lists (OPS001, one finding per operator: operators.py). Its
+the kernels that op launches, which the report already lists (OPS001 or OPS002, one finding per operator:
+operators.py; OpenPCDet's QuickCumsumCuda over bev_pool's OPS002 kernels, round 36 A1 class 4). Its
 OPS040 finding folds into that kernel finding as a site, not priced again. The op reaches its kernels through the
 binding (`m.def("fused_bias_act", &fused_bias_act)`) as routed_kernels.py reads it. A Function whose kernel is
 elsewhere (a Triton launch, an op of another package, an op bound twice or not at all) keeps its own finding, and so
@@ -11,9 +12,8 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.project_scope import MAX_SITES
 from ascend_feasibility.analyzer.core.models import Finding, Text
-from ascend_feasibility.domains.custom_ops.operators import KERNEL_RULE
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
-from ascend_feasibility.domains.custom_ops.routed_kernels import FUNCTION_RULE, kernels_of, op_functions
+from ascend_feasibility.domains.custom_ops.routed_kernels import FUNCTION_RULE, KERNEL_RULES, kernels_of, op_functions
 
 
 def fold_extension_functions(findings: list[Finding], facts: CustomOpFacts) -> list[Finding]:
@@ -23,7 +23,7 @@ def fold_extension_functions(findings: list[Finding], facts: CustomOpFacts) -> l
     # each kernel's place → the kernel finding listing it (its own place, or a site after the operator fold)
     holder: dict[str, Finding] = {}
     for finding in findings:
-        if finding.rule == KERNEL_RULE and not finding.suppressed:
+        if finding.rule in KERNEL_RULES and not finding.suppressed:
             for site in (f"{finding.path}:{finding.line}", *finding.sites):
                 holder.setdefault(site, finding)
     targets: dict[tuple[str, int], Finding] = {}

@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ascend_feasibility.analyzer.context.project_scope import MAX_SITES
-from ascend_feasibility.analyzer.core.models import CustomOpRow, Finding, Text
-
-KERNEL_RULE = "OPS001"  # a native (CUDA/C++) kernel's finding; Triton kernels are ported one by one
+from ascend_feasibility.analyzer.core.models import CustomOpRow, Finding, Text, severity_rank
+from ascend_feasibility.domains.custom_ops.routed_kernels import KERNEL_RULES  # native kernels; Triton's port one by one
 
 
 def operator_keys(rows: list[CustomOpRow], one_operator_classes: frozenset[str],
@@ -50,23 +49,26 @@ def operator_keys(rows: list[CustomOpRow], one_operator_classes: frozenset[str],
 def fold_operator_kernels(findings: list[Finding], rows: list[CustomOpRow], one_operator_classes: frozenset[str],
                           extensions: dict[str, set[str]] | None = None,
                           extension_classes: frozenset[str] = frozenset()) -> list[Finding]:
-    """One finding per operator: kernel findings alike in what the report says of them (severity, reach, role) whose
-    kernels are one operator fold into the first, the others' places (and the byte-identical copies already listed
-    as their sites) becoming its sites."""
+    """One finding per operator: kernel findings alike in where they count (reach, role) whose kernels are one
+    operator fold into the worst of them (a blocker OPS002 kernel over the OPS001 ones of its launcher, the first
+    among equals), the others' places (and the byte-identical copies already listed as their sites) becoming its
+    sites. OpenPCDet's roiaware_pool3d_launcher launches an OPS001 mask kernel and OPS002 collect/pool kernels: one
+    operator to replace (round 36 B1 class 2)."""
     keys = operator_keys(rows, one_operator_classes, extensions, extension_classes)
     groups: dict[tuple, list[Finding]] = defaultdict(list)
     for finding in findings:
         key = keys.get((finding.path, finding.line))
-        if finding.rule != KERNEL_RULE or key is None or finding.suppressed:
+        if finding.rule not in KERNEL_RULES or key is None or finding.suppressed:
             continue
-        groups[(key, finding.severity, finding.reach, finding.reach_reason, finding.role)].append(finding)
+        groups[(key, finding.reach, finding.reach_reason, finding.role)].append(finding)
     kept: dict[int, Finding] = {}
     dropped: set[int] = set()
     names = {(row.path, row.line): row.kernel for row in rows}
     for group in groups.values():
         if len(group) < 2:
             continue
-        first, others = group[0], group[1:]
+        first = min(group, key=lambda f: severity_rank(f.severity))  # the first of the worst: min is stable
+        others = [f for f in group if f is not first]
         own = _sites_of(first)
         kernels = [f"{f.path}:{f.line}" for f in others]
         copies = [site for f in others for site in _sites_of(f)[1:]]  # each kernel's byte-identical copies

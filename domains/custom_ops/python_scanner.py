@@ -139,6 +139,8 @@ class _CustomOpsScan(PythonScan):
         definition = decorated.child_by_field_name("definition")
         kernel = parsing.text(definition.child_by_field_name("name"))
         if any(n in NUMBA_CUDA_JIT for n in names):
+            if any(_numba_device_function(d) for d, n in zip(decorators, names) if n in NUMBA_CUDA_JIT):
+                return  # `@cuda.jit(device=True)`: no launch of its own, compiled into the kernels calling it
             self._record(kernel, definition, "numba").kernel_class = self.index.kb.classify_kernel(kernel).name
             self.hit("numba-cuda-kernel", kernel, definition.child_by_field_name("name"))
             return
@@ -393,6 +395,16 @@ def _alias_calls(builder: Node) -> list[Node]:
     found = parsing.captures(parsing.query("python", ALIAS_CALLS_QUERY), scope)
     name = parsing.text(target)
     return [call for function, call in zip(found.get("function", []), found.get("call", [])) if parsing.text(function) == name]
+
+
+def _numba_device_function(decorator: Node) -> bool:
+    """`@cuda.jit(device=True)` (or `@numba.cuda.jit("f4(f4)", device=True, inline=True)`): a numba CUDA device
+    function, callable only from kernels, not a kernel launched on a grid."""
+    expression = decorator.named_children[0] if decorator.named_children else None
+    if expression is None or expression.type != "call":
+        return False
+    device = keywords(expression).get("device")
+    return device is not None and parsing.text(device) == "True"
 
 
 def _tier(tier: str, bump: int) -> str:
