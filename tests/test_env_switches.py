@@ -254,6 +254,29 @@ def test_a_build_arm_the_readmes_install_opts_out_of_is_optional_and_names_the_f
     assert phrase("zh", found.reach_reason).startswith("仅在未给出 `--no_cuda_ext` 时执行")
 
 
+# Restormer (round 36 verdicts, class 1): the README says "See [INSTALL.md](INSTALL.md)", and INSTALL.md installs with
+# `python setup.py develop --no_cuda_ext`; a root INSTALL.md the README does not link is the project's install too
+@pytest.mark.parametrize("extra, document", [
+    ({"README.md": "See [INSTALL.md](INSTALL.md) for the installation.\n",
+      "INSTALL.md": "Install:\n\n```\npython setup.py develop --no_cuda_ext\n```\n"}, "INSTALL.md"),
+    ({"README.md": "Read [the guide](docs/install_guide.md).\n",
+      "docs/install_guide.md": "```bash\npython setup.py develop --no_cuda_ext\n```\n"}, "docs/install_guide.md"),
+    ({"README.md": "# app\n", "INSTALL.md": "```bash\npython setup.py develop --no_cuda_ext\n```\n"}, "INSTALL.md"),
+])
+def test_a_build_arm_the_install_guide_opts_out_of_is_optional_and_names_the_guide(tmp_path, extra, document):
+    _kernel_tree(tmp_path, build=OPT_OUT_BUILD, extra={"app/ops.py": "ext = None\n", **extra})
+    found = _by_rule(tmp_path, "OPS062", "setup.py")[11]
+    assert found.reach == "optional" and not found.counted
+    assert found.reach_reason.endswith(f"installs with it: `--no_cuda_ext` passed by {document}")
+
+
+def test_a_guide_the_readme_does_not_hand_its_install_to_passes_nothing(tmp_path):
+    _kernel_tree(tmp_path, build=OPT_OUT_BUILD, extra={
+        "app/ops.py": "ext = None\n", "README.md": "# app\n",
+        "docs/notes.md": "```bash\npython setup.py develop --no_cuda_ext\n```\n"})  # neither linked nor INSTALL*.md
+    assert _by_rule(tmp_path, "OPS062", "setup.py")[11].reach == "runs"
+
+
 @pytest.mark.parametrize("build, extra", [
     (OPT_OUT_BUILD, {}),  # the README installs with `pip install .`: the arm a plain install takes
     (NOT_IN_BUILD, {}),

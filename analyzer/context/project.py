@@ -37,6 +37,9 @@ class ProjectContext:
     readme_launches: tuple[str, ...] = ()  # files the root README's runner commands launch (readme_runs.launched_files)
     readme_folders: tuple[str, ...] = ()  # folders its commands run in after a `cd` (readme_runs.worked_in_folders)
     readme_flags: tuple[str, ...] = ()  # `--flag` words the root README's runner commands pass (install_docs.launch_flags)
+    # (flag, document) for the `--flag` words the install documents the README hands its install to pass
+    # (install_docs.handed_install_docs): counted like the README's own
+    guide_flags: tuple[tuple[str, str], ...] = ()
     readme_imports: tuple[str, ...] = ()  # packages the root README's Python blocks import (readme_code.imported_packages)
 
     def of(self, path: str) -> FileContext:

@@ -88,7 +88,7 @@ def opt_in_arms(facts, context) -> dict[str, list[tuple[int, int, str, bool]]]:
         for flag, value in f.script_flags:
             if value.lower() not in OFF_WORDS - {""}:
                 passed[flag].add(f.path)
-    readme = set(getattr(context, "readme_flags", ()))
+    readme = {*getattr(context, "readme_flags", ()), *(flag for flag, _ in getattr(context, "guide_flags", ()))}
     result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
     for f in facts:
         for first, last, variable, flag, condition in f.shell_opt_in_arms:

@@ -10,7 +10,8 @@ A switch named S is turned on by (roles product, build and example; never tests,
   dotted key ending in S: `transformer_lm.memory_efficient: true`);
 - a launch command passing `--S` (or `--S true`; `--S false` is no turning on); dashes and underscores alike; for a
   build switch read from sys.argv (argv_switches.py), the root README's runner commands too (`python setup.py
-  develop --cuda_ext`: context.readme_flags);
+  develop --cuda_ext`: context.readme_flags) and those of the install documents it hands its install to
+  (context.guide_flags: INSTALL.md);
 - Python code passing the literal `S=True` to the switch's own function or class, or writing `'S': True` in a dict
   (keyword arguments gathered for a call);
 - for an environment variable S (env_switches.py), Python code setting `os.environ["S"]` to anything but a false
@@ -117,6 +118,8 @@ def turned_on(facts, context) -> dict[str, list[tuple[str, str]]]:
     for flag in getattr(context, "readme_flags", ()):  # `python setup.py develop --cuda_ext` in the README's install:
         # for a flag read from sys.argv only (the callee is the owner such a reason names), as other READMEs' flags
         found.setdefault(flag[2:].replace("-", "_"), []).append(("sys.argv", f"`{flag}` passed by the README"))
+    for flag, document in getattr(context, "guide_flags", ()):  # the same in the install guide it links (INSTALL.md)
+        found.setdefault(flag[2:].replace("-", "_"), []).append(("sys.argv", f"`{flag}` passed by {document}"))
     return found
 
 

@@ -170,6 +170,9 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files), config.source_roots)
     context.readme_flags = install_docs.launch_flags(config.readme) if config.readme else ()
+    context.guide_flags = tuple(
+        (flag, path) for path in install_docs.handed_install_docs(config.readme, [*paths, *kept], reader)
+        for flag in install_docs.launch_flags(reader(path) or "")) if config.readme else ()
     context.readme_imports = readme_code.imported_packages(config.readme) if config.readme else ()
     context.readme_launches = documented_launches(documents, paths)
     context.readme_folders = worked_in_folders(config.readme, [f.path for f in found.files]) if config.readme else ()

@@ -88,6 +88,16 @@ def linked_usage_docs(readme: str) -> frozenset[str]:
                      or "install" in path.rsplit("/", 1)[-1].lower())
 
 
+def handed_install_docs(readme: str, paths, read: Callable[[str], str | None] | None = None) -> tuple[str, ...]:
+    """The documents the README hands its install to, among `paths` (the tree's files and kept documents): those it
+    links (linked_install_docs, linked_usage_docs) and a root INSTALL*.md (Restormer's INSTALL.md: `python setup.py
+    develop --no_cuda_ext`), sorted."""
+    present = set(paths)
+    linked = linked_install_docs(readme, read) | linked_usage_docs(readme)
+    root = {path for path in present if "/" not in path and path.lower().startswith("install") and is_install_doc(path)}
+    return tuple(sorted((linked & present) | root))
+
+
 def linked_documents(readme: str) -> frozenset[str]:
     """Every Markdown document the README links to by a relative link inside the root, as a root-relative path."""
     found = set()

@@ -236,22 +236,28 @@ def _device_index(node: Node) -> bool:
 
 def _wraps_an_eval_model(call: Node) -> bool:
     """`i3d = InceptionI3d(...).eval().to(device); i3d = torch.nn.DataParallel(i3d)` in a file that never trains
-    (Open-Sora-Plan's FVD feature extractors): a model put in eval mode in the same function, no `device_ids` naming
-    several devices, and no backward, zero_grad, train() or optimizer anywhere in the file."""
+    (Open-Sora-Plan's FVD feature extractors): a model put in eval mode in the same function (or module), no
+    `device_ids` naming several devices, and no backward, zero_grad, train() or optimizer anywhere in the file. The
+    eval mode may be set before the wrap on the model, or after it on the wrapper: Restormer's test scripts'
+    `model = nn.DataParallel(model)` then `model.eval()`, BasicSR's `nn.DataParallel(inception).eval()`."""
     wrapped = argument(call, 0, "module")
     ids = argument(call, 1, "device_ids")
     if wrapped is None or wrapped.type != "identifier" or (ids is not None and (ids.type not in {"list", "tuple"}
                                                                                  or len(ids.named_children) > 1)):
         return False
     names = {parsing.text(wrapped)} | _owners_of_loop_variable(wrapped, call)
+    wrapper = call.parent.child_by_field_name("left") if call.parent is not None and call.parent.type == "assignment" else None
+    wrappers = {parsing.text(wrapper)} if wrapper is not None and wrapper.type == "identifier" else set()
     scope, root = call, call
     while scope.parent is not None and scope.type != "function_definition":
         scope = scope.parent
     while root.parent is not None:
         root = root.parent
-    evaluated = False
+    chained = call.parent is not None and call.parent.type == "attribute" and parsing.text(
+        call.parent.child_by_field_name("attribute")) == "eval"
+    evaluated = chained
     for node in parsing.walk(scope, limit=20000):
-        if node.type == "call" and node.start_byte < call.start_byte:
+        if node.type == "call" and node.start_byte != call.start_byte:
             function = node.child_by_field_name("function")
             if function is not None and function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) == "eval":
                 holder = node
@@ -259,7 +265,10 @@ def _wraps_an_eval_model(call: Node) -> bool:
                     holder = holder.parent
                 target = holder.child_by_field_name("left") if holder.type == "assignment" else None
                 obj = function.child_by_field_name("object")
-                evaluated |= (target is not None and parsing.text(target) in names) or (obj is not None and parsing.text(obj) in names)
+                if node.start_byte < call.start_byte:
+                    evaluated |= (target is not None and parsing.text(target) in names) or (obj is not None and parsing.text(obj) in names)
+                else:
+                    evaluated |= obj is not None and parsing.text(obj) in wrappers
     if not evaluated:
         return False
     for node in parsing.walk(root, limit=200000):
