@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
 from ascend_feasibility.analyzer.context.function_objects import function_names, may_be_function, tested_name
-from ascend_feasibility.analyzer.context.import_succeeded import named_only_after_import
+from ascend_feasibility.analyzer.context.import_succeeded import has_import_attempt, named_only_after_import
 from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag, substring_note
 from ascend_feasibility.analyzer.context.predicate_helpers import PredicateHelpers
 from ascend_feasibility.analyzer.context.shim_chains import shim_covered_device_choice
@@ -113,6 +113,7 @@ class GuardReader:
         self._helper_depth = 0
         self._calls: dict[str, list[Node]] | None = None
         self._after_import: dict[int, Guard | None] = {}  # _named_after_import, by the definition's start (per unit)
+        self._import_attempt: bool | None = None  # the unit holds a CUDA-only import attempt (has_import_attempt)
         self._method_bindings: dict[str, list[Node]] | None = None  # method_bindings
         self._assignments_read: tuple[Node, list[Node]] | None = None  # _assignments
         self._import_table: tuple[Node, ImportTable] | None = None  # _imports_of
@@ -782,6 +783,7 @@ class GuardReader:
         self._import_options = None
         self._calls = None
         self._after_import.clear()
+        self._import_attempt = None
         self._method_bindings = None
         self._assignments_read = None
         self._import_table = None
@@ -983,7 +985,11 @@ class GuardReader:
         ImportError handler carrying on (import_succeeded.py: metaseq's FusedAdamV1 after `fused_adam_cuda`)."""
         if definition.start_byte in self._after_import:
             return self._after_import[definition.start_byte]
-        found = named_only_after_import(definition, self.import_errors, self._cuda_extension)
+        if self._import_attempt is None:
+            self._import_attempt = has_import_attempt(parsing.root_of(definition), self.import_errors,
+                                                      self._cuda_extension)
+        found = named_only_after_import(definition, self.import_errors, self._cuda_extension) \
+            if self._import_attempt else None
         if found is None:
             self._after_import[definition.start_byte] = None
             return None

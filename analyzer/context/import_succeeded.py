@@ -53,6 +53,24 @@ def named_only_after_import(definition: Node, import_errors: frozenset[str], cud
     return AfterImport(attempt, tuple(sorted(n.start_point.row + 1 for n in outside)), module)
 
 
+ATTEMPTS_QUERY = "(try_statement) @try"
+_TRY = frozenset({b"try"})
+
+
+def has_import_attempt(root: Node, import_errors: frozenset[str], cuda_only) -> bool:
+    """Does the file hold a try whose body imports a CUDA-only module and whose ImportError handler carries on?
+    Where it holds none, named_only_after_import answers None for every definition of the file: the readers ask this
+    once per unit first (the cursor visits only the nodes around the word `try`)."""
+    for attempt in parsing.captures_around(parsing.query("python", ATTEMPTS_QUERY), root, _TRY).get("try", []):
+        body = attempt.child_by_field_name("body")
+        if body is None:
+            continue
+        modules = (_imported_module(statement) for statement in body.named_children)
+        if any(module is not None and cuda_only(module) for module in modules) and _carries_on(attempt, import_errors):
+            return True
+    return False
+
+
 def _after_import(use: Node, import_errors: frozenset[str], cuda_only) -> tuple[Node, str] | None:
     """(the try, the module) where `use` sits in a try body after an import of a CUDA-only module there, the try
     catching ImportError and carrying on."""

@@ -54,8 +54,9 @@ def bound_value(node: Node) -> Node | None:
     body = scope.child_by_field_name("body") if scope is not None else None
     if body is None:
         return None
-    targets = [t for t in parsing.captures(parsing.query("python", query), body).get("target", [])
-               if parsing.text(t) == name]
+    # the cursor visits only the nodes around the name's occurrences: a binding of it spells it
+    targets = [t for t in parsing.captures_around(parsing.query("python", query), body, frozenset({name.encode()}))
+               .get("target", []) if parsing.text(t) == name]
     if len(targets) != 1 or targets[0].parent is None or targets[0].parent.type != "assignment" \
             or targets[0].parent.child_by_field_name("left") != targets[0]:
         return None
