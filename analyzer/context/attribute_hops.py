@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.context.instance_calls import call_passes
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -223,20 +224,8 @@ def _passes(callee: Node) -> set[str]:
     arguments = call.child_by_field_name("arguments") if call is not None and call.type == "call" else None
     if arguments is None or not arguments.named_children:
         return set()
-    name = callee.text.decode("utf-8", "replace")
-    found, positional = set(), 0
-    for argument in arguments.named_children:
-        if argument.type == "keyword_argument":
-            key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
-            if key is not None:
-                literal = value is not None and value.type in {"true", "false", "none", "integer", "string"}
-                found.add(f"pass:{name}:{parsing.text(key)}" + (f"={parsing.text(value)}" if literal else ""))
-        elif argument.type in {"list_splat", "dictionary_splat"}:
-            found.add(f"pass:{name}:*")
-        elif argument.type != "comment":
-            positional += 1
-    found.add(f"pos:{name}:{positional}")  # `pos:method:0` too: the method is called
-    return found
+    # `pos:method:0` too: the method is called; the positional values (`arg:`) are the instance records' own
+    return {r for r in call_passes(call, callee.text.decode("utf-8", "replace")) if not r.startswith("arg:")}
 
 
 def _defaults(init: Node) -> dict[str, tuple[int, str]]:

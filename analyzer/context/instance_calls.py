@@ -23,19 +23,27 @@ MAX_NODES = 200_000
 UNKNOWN = "?"  # a positional argument that is no literal
 
 
-def records(tree: Node, bound: dict[str, str]) -> list[str]:
-    """The file's instance records (see the module docstring). `bound`: the module-level names the file binds to
-    functions and classes (local name → original name)."""
-    bindings = []  # (instance name node, class)
+def module_call_bindings(tree: Node) -> list[tuple[Node, str]]:
+    """The module-level `name = Callee(...)` statements of a file, a plain name on both sides: (the name's node, the
+    callee's name), in source order (an instance of a class, or whatever a function returns)."""
+    found = []
     for statement in tree.named_children:
         assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
         if assignment is None or assignment.type != "assignment":
             continue
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
         function = right.child_by_field_name("function") if right is not None and right.type == "call" else None
-        if left is None or left.type != "identifier" or function is None or function.type != "identifier":
-            continue
-        cls = bound.get(parsing.text(function))
+        if left is not None and left.type == "identifier" and function is not None and function.type == "identifier":
+            found.append((left, parsing.text(function)))
+    return found
+
+
+def records(tree: Node, bound: dict[str, str]) -> list[str]:
+    """The file's instance records (see the module docstring). `bound`: the module-level names the file binds to
+    functions and classes (local name → original name)."""
+    bindings = []  # (instance name node, class)
+    for left, callee in module_call_bindings(tree):
+        cls = bound.get(callee)
         if cls is not None and cls[:1].isupper():
             bindings.append((left, cls))
     found = []

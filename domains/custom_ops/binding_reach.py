@@ -119,17 +119,18 @@ def _unreached(functions: list[tuple[str, int, int, list[str]]], dead_bound: set
     roots = {name for name in defined
              if name in live or name in top or others.get(name) or name in callers_elsewhere or not _judgeable(name)
              or (name not in named and name not in dead_bound)}
-    reached = _closure(roots, calls, defined)
+    reached = closure(roots, calls, defined)
     through: dict[str, list[str]] = defaultdict(list)  # an unreached function → the uncalled ops reaching it
     for bound in sorted(dead_bound & defined - reached):
-        for name in _closure({bound}, calls, defined) - reached:
+        for name in closure({bound}, calls, defined) - reached:
             through[name] += [op for op in uncalled[bound] if op not in through[name]]
     return [(first, last, f"line {first}: {name} runs only through {', '.join(through[name])}, which no Python code "
                           "of the project calls")
             for name, first, last, _ in functions if name and name in through]
 
 
-def _closure(start: set[str], calls: dict[str, set[str]], defined: set[str]) -> set[str]:
+def closure(start: set[str], calls: dict[str, set[str]], defined: set[str]) -> set[str]:
+    """The names of `defined` that `start` reaches through `calls` (a name → the names it calls), `start` included."""
     seen, stack = set(start), list(start)
     while stack:
         for name in calls.get(stack.pop(), ()):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.written_names import writers
+from ascend_feasibility.domains.custom_ops.binding_reach import closure
 from ascend_feasibility.domains.custom_ops.extension_files import compiling_extensions
 
 if TYPE_CHECKING:
@@ -51,12 +52,7 @@ def _dead_ranges(record: NativeUnitRecord, kernels: set[str], bound: set[str],
     elsewhere = writers(defined, [t for t in texts if t.path != record.path])
     roots = {name for name in defined
              if elsewhere.get(name) or name in bound or name in top or len(name) < 4 or name == "main"}
-    reached, stack = set(roots), list(roots)
-    while stack:
-        for name in calls.get(stack.pop(), ()):
-            if name in defined and name not in reached:
-                reached.add(name)
-                stack.append(name)
+    reached = closure(roots, calls, defined)
     dead_kernels = (kernels & defined) - reached
     if not dead_kernels:
         return []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.context.instance_calls import module_call_bindings
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.device.literals import string_parts
@@ -172,14 +173,8 @@ def _plain_value(string: Node) -> str | None:
 def _module_instances(root: Node) -> dict[str, list[str]]:
     """Class name → the module-level names bound to an instance of it (`nanotron_timer = Timers()`)."""
     instances: dict[str, list[str]] = {}
-    for statement in root.named_children:
-        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        if assignment is None or assignment.type != "assignment":
-            continue
-        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-        function = right.child_by_field_name("function") if right is not None and right.type == "call" else None
-        if left is not None and left.type == "identifier" and function is not None and function.type == "identifier":
-            instances.setdefault(parsing.text(function), []).append(parsing.text(left))
+    for left, callee in module_call_bindings(root):
+        instances.setdefault(callee, []).append(parsing.text(left))
     return instances
 
 
