@@ -132,16 +132,24 @@ def doc_launch_findings(facts: list[LaunchFacts], torch: str, factory: FindingFa
 
 def rank_launch_findings(findings: list[Finding], facts: list[LaunchFacts], torch: str,
                          factory: FindingFactory) -> list[Finding]:
-    """`findings` with each DST040 on a launch whose script declares only --local_rank rebuilt with the facet."""
+    """`findings` with each DST040 on a launch whose script declares only --local_rank rebuilt with the facet, and
+    those launching one entry point folded into one finding at the first, every launch line a site: the fix is one
+    line in the entry's argparse (VideoMAE's twenty pretrain.sh/finetune.sh launch run_mae_pretraining.py and
+    run_class_finetuning.py; an install document's launches of the same entry fold in too)."""
     if _major(torch) < FIRST_DASHED_RELEASE:
         return findings
     launches = {(f.path, line): script for f in facts for line, script in f.rank_launches}
-    if not launches:
+    documented = {(f.path, line): script for f in facts for line, script, _ in f.doc_launches}
+    if not launches and not documented:
         return findings
     declared = {f.path: f.underscored_rank for f in facts if f.underscored_rank}
-    result = []
+    rebuilt: list[tuple[Finding, str | None]] = []
+    by_target: dict[str, list[Finding]] = {}
     for finding in findings:
-        script = launches.get((finding.path, finding.line)) if finding.rule == RULE else None
+        if finding.rule != RULE:
+            rebuilt.append((finding, None))
+            continue
+        script = launches.get((finding.path, finding.line))
         target = _resolve(finding.path, script, declared) if script is not None else None
         if target is not None:
             located = Located(finding.rule, finding.symbol, finding.path, finding.line, finding.column,
@@ -150,8 +158,29 @@ def rank_launch_findings(findings: list[Finding], facts: list[LaunchFacts], torc
                               reach=finding.reach, reach_reason=finding.reach_reason)
             finding = factory.build_located(located, 0).model_copy(
                 update={"suppressed": finding.suppressed, "fingerprint": finding.fingerprint})
-        result.append(finding)
+        elif (finding.path, finding.line) in documented:  # doc_launch_findings' own, with the facet already
+            target = _resolve(finding.path, documented[(finding.path, finding.line)], declared)
+        rebuilt.append((finding, target))
+        if target is not None:
+            by_target.setdefault(target, []).append(finding)
+    result, placed = [], set()
+    for finding, target in rebuilt:  # the folded finding where the group's first stood, in the findings' order
+        if target is None:
+            result.append(finding)
+        elif target not in placed:
+            placed.add(target)
+            result.append(_folded(by_target[target], documented))
     return result
+
+
+def _folded(group: list[Finding], documented: dict[tuple[str, int], str]) -> Finding:
+    """One finding for the launches of one entry point: the first launch script's (else the first document's), with
+    every launch line of the group as a site."""
+    group = sorted(group, key=lambda f: ((f.path, f.line) in documented, f.path, f.line))
+    if len(group) == 1:
+        return group[0]
+    sites = list(dict.fromkeys(site for f in group for site in (f.sites or [f"{f.path}:{f.line}"])))
+    return group[0].model_copy(update={"sites": sites})
 
 
 def _resolve(launcher: str, script: str, declared: dict[str, int]) -> str | None:

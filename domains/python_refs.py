@@ -334,19 +334,30 @@ def in_message(node: Node) -> bool:
 
 TYPE_TESTS = frozenset({"isinstance", "issubclass"})
 NAME_NODES = frozenset({"identifier", "attribute"})
+CLASS_COLLECTIONS = frozenset({"tuple", "set", "list"})
+# `type(model) in (DP, DDP)`, `type(m) is DDP`, `type(m) == DDP`: the exact class compared, nothing constructed
+TYPE_COMPARISONS = frozenset({"in", "not in", "is", "is not", "==", "!="})
 
 
 def in_type_test(node: Node) -> bool:
-    """`isinstance(model, DDP)`, `isinstance(model, (DDP, DP))`, or `options = (DDP, DP)`: a class tested against or
-    kept in a tuple of classes for such a test, not constructed."""
+    """`isinstance(model, DDP)`, `isinstance(model, (DDP, DP))`, `type(model) in (DDP, DP)`, `type(model) is DDP`, or
+    `options = (DDP, DP)` (a tuple, set or list) only tested against: a class tested against or kept in a collection of
+    classes for such a test, not constructed."""
     holder = node.parent
-    if holder is not None and holder.type == "tuple":
+    if holder is not None and holder.type in CLASS_COLLECTIONS:
         if not all(item.type in NAME_NODES for item in holder.named_children):
             return False
         if holder.parent is not None and holder.parent.type == "assignment":
-            return _only_type_tested(holder.parent)
+            right = holder.parent.child_by_field_name("right")
+            return right is not None and right.id == holder.id and _only_type_tested(holder.parent)
+        if _type_compared(holder):
+            return True
+        if holder.type != "tuple":
+            return False
         holder = holder.parent if holder.parent is not None and holder.parent.type == "argument_list" else holder
         node = holder.named_children[-1] if holder.type == "argument_list" else node
+    elif _type_compared(node):
+        return True
     if holder is None or holder.type != "argument_list" or holder.parent is None or holder.parent.type != "call":
         return False
     function = holder.parent.child_by_field_name("function")
@@ -355,9 +366,26 @@ def in_type_test(node: Node) -> bool:
             and arguments[1].start_byte <= node.start_byte < arguments[1].end_byte)
 
 
+def _type_compared(operand: Node) -> bool:
+    """`operand` is compared with `type(x)`: `type(x) in operand`, `type(x) is operand`, `operand == type(x)`."""
+    comparison = operand.parent
+    if comparison is None or comparison.type != "comparison_operator" or comparison.named_child_count != 2:
+        return False
+    operators = {" ".join(parsing.text(op).split()) for op in comparison.children_by_field_name("operators")}
+    if not operators or not operators <= TYPE_COMPARISONS:
+        return False
+    other = next((c for c in comparison.named_children if c.id != operand.id), None)
+    if other is None or other.type != "call":
+        return False
+    function, arguments = other.child_by_field_name("function"), other.child_by_field_name("arguments")
+    return (function is not None and parsing.text(function) == "type" and arguments is not None
+            and arguments.named_child_count == 1)
+
+
 def _only_type_tested(assignment: Node) -> bool:
     """`options = (DDP, DP)` whose name, in its function (or module), is only extended (`options += ...`) and tested
-    against (`isinstance(model, options)`): kept for type tests. Called or indexed (`options[1](model)`), it is a use."""
+    against (`isinstance(model, options)`, `type(model) in options`): kept for type tests. Called or indexed
+    (`options[1](model)`), it is a use."""
     left = assignment.child_by_field_name("left")
     if left is None or left.type != "identifier":
         return False
@@ -372,6 +400,8 @@ def _tested_or_extended(name: Node) -> bool:
     if parent is not None and parent.type == "augmented_assignment":
         target = parent.child_by_field_name("left")
         return target is not None and target.id == name.id
+    if _type_compared(name):
+        return True
     if parent is None or parent.type != "argument_list" or parent.parent is None or parent.parent.type != "call":
         return False
     function = parent.parent.child_by_field_name("function")

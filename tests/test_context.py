@@ -959,6 +959,20 @@ def test_wrapper_classes_in_type_tests_are_not_uses():
     assert [f.line for f in findings["DST011"]] == [6] and "DST010" not in findings
 
 
+def test_exact_class_comparisons_are_type_tests_not_uses():
+    # YOLOP lib/utils/utils.py:142 `is_parallel`: `type(model) in (DataParallel, DistributedDataParallel)`
+    code = ("import torch\nfrom torch import nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+            "def is_parallel(model):\n    return type(model) in (nn.parallel.DataParallel, nn.parallel.DistributedDataParallel)\n"
+            "def unwrap(model):\n    if type(model) is DDP or type(model) == nn.DataParallel:\n        return model.module\n"
+            "WRAPPERS = {DDP, nn.DataParallel}\ndef wrapped(model):\n    return type(model) in WRAPPERS\n")
+    findings = found(code)
+    assert "DST010" not in findings and "DST011" not in findings
+    # a class compared with something other than `type(x)`, or a kept set that is indexed, is still a use
+    assert [f.line for f in found("from torch import nn\nok = kind in (nn.DataParallel, nn.Identity)\n")["DST010"]] == [2]
+    picked = "from torch import nn\nWRAPPERS = [nn.DataParallel]\nmodel = WRAPPERS[0](model)\n"
+    assert [f.line for f in found(picked)["DST010"]] == [2]
+
+
 def test_checks_that_keep_an_nvidia_only_feature_off_or_only_guard_a_message():
     code = ("import torch\nclass ActionCudaGraphManager:\n    def can_use(self, x):\n        if x.device.type != 'cuda':\n"
             "            return False\n        return True\n"

@@ -49,11 +49,37 @@ def test_a_launch_of_a_script_parsing_only_local_rank_fails_at_torch_2(tmp_path)
     found = _launches(tmp_path)
     failing = found["segmentation/dist_test.sh"]
     assert failing.line == 5 and failing.snippet.startswith("python -m torch.distributed.launch")
-    assert failing.severity == "low" and failing.migration == "rewrite" and failing.counted
+    assert failing.severity == "medium" and failing.migration == "rewrite" and failing.counted
     assert "segmentation/test.py:5" in failing.message.en and "unrecognized arguments" in failing.message.en
     assert "torchrun" in failing.replacement.en and '"--local-rank", "--local_rank"' in failing.replacement.en
     for kept in ("detection/dist_test.sh", "controlnet/dist_test.sh", "tools/dist_train.sh"):  # the alias declared; LOCAL_RANK
         assert found[kept].line == 5 and found[kept].severity == "info" and "Keep the launcher" in found[kept].replacement.en
+
+
+def test_launch_scripts_of_one_entry_point_fold_into_one_finding(tmp_path):
+    """Round 38 (VideoMAE): twenty pretrain.sh/finetune.sh launch the same two entry points, each declaring only
+    `--local_rank`: one finding per entry point (the fix is one line of its argparse), every launch line a site, the
+    README's launch of it too; a launch of an entry point declaring the alias stays its own info finding."""
+    launch = "OMP_NUM_THREADS=1 python -m torch.distributed.launch --nproc_per_node=8 \\\n    run_pretraining.py --lr 1e-3\n"
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "README.md": "```bash\npython -m torch.distributed.launch --nproc_per_node=8 run_pretraining.py\n```\n",
+        "scripts/k400/pretrain.sh": launch,
+        "scripts/ssv2/pretrain.sh": "# ssv2\n" + launch,
+        "scripts/ssv2/finetune.sh": launch.replace("run_pretraining.py", "run_finetuning.py"),
+        "scripts/ssv2/alias.sh": launch.replace("run_pretraining.py", "run_alias.py"),
+        "run_pretraining.py": UNDERSCORED,
+        "run_finetuning.py": UNDERSCORED,
+        "run_alias.py": UNDERSCORED.replace("'--local_rank',", "'--local-rank', '--local_rank',"),
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    found = sorted((f for f in report.findings if f.rule == "DST040"), key=lambda f: f.path)
+    assert [(f.path, f.line, f.severity) for f in found] == [
+        ("scripts/k400/pretrain.sh", 1, "medium"), ("scripts/ssv2/alias.sh", 1, "info"),
+        ("scripts/ssv2/finetune.sh", 1, "medium")]
+    pretraining = found[0]
+    assert sorted(pretraining.sites) == ["README.md:2", "scripts/k400/pretrain.sh:1", "scripts/ssv2/pretrain.sh:2"]
+    assert "run_pretraining.py:5" in pretraining.message.en and found[2].sites == []
 
 
 def test_a_torch_1_target_keeps_the_launcher():
@@ -105,7 +131,7 @@ def test_a_readme_launch_of_a_script_parsing_only_local_rank_is_reported_on_the_
     assert [(f.path, f.line) for f in found] == [("README.md", 6)]
     assert found[0].sites == ["README.md:6", "README.md:11"]
     failing = found[0]
-    assert failing.severity == "low" and failing.migration == "rewrite" and failing.counted
+    assert failing.severity == "medium" and failing.migration == "rewrite" and failing.counted
     assert "main_train.py:5" in failing.message.en and "torchrun" in failing.replacement.en
     assert failing.snippet.startswith("python -m torch.distributed.launch --nproc_per_node=8 main_train.py")
 

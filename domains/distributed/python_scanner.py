@@ -6,6 +6,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.distributed.gloo_groups import on_gloo_group
 from ascend_feasibility.domains.distributed.interface_exclusions import (
     DEFAULT_EXCLUSION,
     excludes_only_default_skipped,
@@ -63,6 +64,7 @@ DDP_NAMES = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.pa
 DDP_DEVICE_ARGUMENTS = ((1, "device_ids"), (2, "output_device"))
 DEVICE_NEUTRAL = "device-neutral"  # DST011's facet: the wrap names device indices only
 LOAD_ADAPTER = "load-adapter"  # DST010's facet: wrapped only to load a checkpoint, unwrapped before any call
+ONE_DEVICE = "one-device"  # DST010's facet: `device_ids` a literal list or tuple of one entry
 INDEX_CALLS = frozenset({"int", "torch.cuda.current_device", "torch.npu.current_device"})  # calls returning an index
 TRAINING_ATTRIBUTES = frozenset({"backward", "zero_grad", "train"})  # `loss.backward()`, `optimizer.zero_grad()`, `m.train()`
 
@@ -119,6 +121,8 @@ class _DistributedScan(PythonScan):
                 self.hit("device-mesh-cuda", f"{name}({parsing.text(value)})", call, literal.npu_text,
                          auto_when=MESH_CAPABILITIES.get(name))
             return
+        if call is not None and name.startswith("torch.distributed.") and on_gloo_group(call, self.imports):
+            return  # a collective over a gloo group runs on CPU tensors: HCCL's advice is not about it
         if name in DDP_NAMES and call is not None and _names_device_indices(call):
             match = self.index.match_name(name)
             if match is not None:
@@ -128,6 +132,11 @@ class _DistributedScan(PythonScan):
             match = self.index.match_name(name)
             if match is not None:
                 self.hit(match[0], match[1], reference.node, facets=(LOAD_ADAPTER,))
+                return
+        if name in DATA_PARALLEL and call is not None and _one_device(call):
+            match = self.index.match_name(name)
+            if match is not None:
+                self.hit(match[0], match[1], reference.node, facets=(ONE_DEVICE,))
                 return
         if name in DATA_PARALLEL and call is not None and _wraps_an_eval_model(call):
             self.hit("data-parallel-inference", name, reference.node)
@@ -232,6 +241,16 @@ def _device_index(node: Node) -> bool:
         function = node.child_by_field_name("function")
         return function is not None and "".join(parsing.text(function).split()) in INDEX_CALLS
     return False
+
+
+def _one_device(call: Node) -> bool:
+    """`DataParallel(model, device_ids=[0])`, `DataParallel(model, device_ids=[args.gpu])`: the device list is a literal
+    list or tuple of one entry (no splat, no comprehension), so the wrapper spans one device whatever the script does."""
+    ids = argument(call, 1, "device_ids")
+    if ids is None or ids.type not in {"list", "tuple"}:
+        return False
+    items = [item for item in ids.named_children if item.type != "comment"]
+    return len(items) == 1 and items[0].type not in {"list_splat", "parenthesized_list_splat", "starred_expression"}
 
 
 def _wraps_an_eval_model(call: Node) -> bool:
