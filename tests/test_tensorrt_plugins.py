@@ -61,3 +61,12 @@ def test_a_cmake_build_without_tensorrt_or_with_libtorch_stays_counted(tmp_path)
     assert found and all(f.reach == "runs" for f in found)
     found = _cmake_findings(tmp_path / "b", "nvinfer ${TORCH_LIBRARIES}")
     assert found and all(f.reach == "runs" for f in found)
+
+
+def test_the_cmake_file_of_a_plugin_folder_is_another_backends(tmp_path):
+    """A plugin folder's CMake file that names its CUDA sources, linking TensorRT through a variable of its own."""
+    write_tree(tmp_path, {"tensorrt/dcn/trt_dcn.hpp": PLUGIN_HEADER, "tensorrt/dcn/trt_dcn_kernel.cu": KERNEL,
+                          "tensorrt/dcn/CMakeLists.txt": "find_package(CUDA REQUIRED)\ncuda_add_library(dcn SHARED "
+                          "trt_dcn_kernel.cu)\ntarget_link_libraries(dcn ${TRT_LIBS})\n", "model.py": "import torch\n"})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.path.endswith("CMakeLists.txt")]
+    assert found and all(f.reach == "other-backend" and "TensorRT plugin folder" in f.reach_reason for f in found)

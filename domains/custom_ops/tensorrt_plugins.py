@@ -13,8 +13,8 @@ TORCH_LIBRARY), and any file a torch extension's build compiles (its kernels run
 
 The CMake file that builds such a deployment is `other-backend` too: one whose targets link a TensorRT library or find
 the TensorRT package (YOLOP's toolkits/deploy/CMakeLists.txt links `nvinfer` beside its yololayer.cu plugin, and its
-`find_package(CUDA ...)` is no torch_npu build to add). Kept: a CMake file that also builds against libtorch, or whose
-folder binds a torch extension."""
+`find_package(CUDA ...)` is no torch_npu build to add), or that lies in a plugin's folder and names its CUDA sources.
+Kept: a CMake file that also builds against libtorch, or whose folder binds a torch extension."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def tensorrt_plugins(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[s
         if word is not None:
             marks.setdefault(str(PurePosixPath(native.path).parent), (native.path, word))
     bound = {str(PurePosixPath(b.path).parent) for b in facts.bindings}
-    result = _tensorrt_builds(facts, bound)
+    result = _tensorrt_builds(facts, bound, marks)
     if not marks:
         return result
     paths = {t.path for t in (*run.modules, *facts.native_words)}
@@ -56,19 +56,29 @@ def tensorrt_plugins(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[s
     return result
 
 
-def _tensorrt_builds(facts: CustomOpFacts, bound: set[str]) -> dict[str, tuple[str, str]]:
-    """CMake path → ("other-backend", why) for the CMake files whose targets link TensorRT and not libtorch."""
+def _tensorrt_builds(facts: CustomOpFacts, bound: set[str], marks: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """CMake path → ("other-backend", why) for the CMake files that build TensorRT code and not libtorch: their
+    targets link TensorRT, or they lie in a TensorRT plugin's folder (`marks`: folder → (marking file, word))."""
     conventions = load_context_conventions().backends
     tensorrt, torch = set(conventions.tensorrt_link_names), set(conventions.torch_link_names)
     linked: dict[str, list[tuple[int, str]]] = {}
     for path, line, name in facts.cmake_links:
         linked.setdefault(path, []).append((line, name.removeprefix("${").removesuffix("}")))
+    for path, *_ in facts.cmake_sources:
+        linked.setdefault(path, [])
     result = {}
     for path, names in linked.items():
-        found = next(((line, name) for line, name in sorted(names) if name in tensorrt), None)
-        if found is None or any(name in torch for _, name in names) or str(PurePosixPath(path).parent) in bound:
+        folder = str(PurePosixPath(path).parent)
+        if any(name in torch for _, name in names) or folder in bound:
             continue
-        result[path] = ("other-backend", f"{path}:{found[0]} links {found[1]}: the build of a TensorRT deployment, "
-                        "which has no Ascend build; an Ascend deployment goes through ATC/OM from the exported graph "
-                        "instead (an .om model run by AscendCL or MindIE), not a torch_npu build")
+        found = next(((line, name) for line, name in sorted(names) if name in tensorrt), None)
+        if found is not None:
+            built = f"{path}:{found[0]} links {found[1]}"
+        elif folder in marks:
+            built = f"{path} builds the TensorRT plugin folder ({marks[folder][0]} writes {marks[folder][1]})"
+        else:
+            continue
+        result[path] = ("other-backend", f"{built}: the build of a TensorRT deployment, which has no Ascend build; an "
+                        "Ascend deployment goes through ATC/OM from the exported graph instead (an .om model run by "
+                        "AscendCL or MindIE), not a torch_npu build")
     return result
