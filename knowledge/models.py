@@ -926,6 +926,11 @@ class BackendConventions(_Record):
     tensorrt_plugin_words: list[str] = Field(default_factory=list, description="words of a TensorRT plugin's native "
                                              "code (IPluginV2DynamicExt, TRTPluginBase, NvInfer): its folder runs only "
                                              "inside a TensorRT engine")
+    tensorrt_link_names: list[str] = Field(default_factory=list, description="TensorRT's libraries and CMake package "
+                                           "(nvinfer, nvonnxparser, TensorRT): a CMake file linking one builds a "
+                                           "TensorRT deployment")
+    torch_link_names: list[str] = Field(default_factory=list, description="libtorch's CMake package and variables "
+                                        "(Torch, TORCH_LIBRARIES): a CMake file naming one builds against PyTorch")
     path_calls: list[str] = Field(default_factory=list, description="calls whose string arguments name folders or "
                                   "files (os.path.join, glob.glob, pathlib.Path): a 'cuda' there is no device")
     path_methods: list[str] = Field(default_factory=list, description="methods whose string arguments name folders "

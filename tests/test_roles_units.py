@@ -47,6 +47,10 @@ def role(path: str, overrides=None, beside_package: bool = False) -> str:
     ("setup.py", "build"), ("pkg/CMakeLists.txt", "build"), ("requirements-dev.txt", "build"),
     ("Dockerfile", "build"), ("docker/Dockerfile.cuda", "build"), ("pyproject.toml", "build"),
     ("mysetup.py", "product"), ("pkg/model.py", "product"), ("model.cu", "product"),
+    # conda environment files and their variants, as the manifest reader names them (round 38: RAFT-Stereo's
+    # environment.yaml and environment_cuda11.yaml, one role); a module or another YAML file keeps its role
+    ("environment.yaml", "build"), ("environment_cuda11.yaml", "build"), ("envs/environment-gpu.yml", "build"),
+    ("conda.yml", "build"), ("environment.py", "product"), ("configs/model.yaml", "product"),
 ])
 def test_role_by_path(path, expected):
     assert role(path) == expected

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple, TypeVar
 
+from ascend_feasibility.analyzer.reading.discovery import is_conda_environment_name
 from ascend_feasibility.knowledge.models import RoleConventions
 
 T = TypeVar("T")
@@ -97,6 +98,8 @@ def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list
         return "example"
     if name in conventions.build_file_names or name.startswith(sets.build_file_prefixes):
         return "build"
+    if is_conda_environment_name(name):  # a variant beside environment.yaml (RAFT-Stereo's environment_cuda11.yaml):
+        return "build"  # the same kind of file as the manifest reader sees it, so the same role
     return "product"
 
 

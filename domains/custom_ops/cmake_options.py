@@ -25,6 +25,8 @@ CMAKE_SOURCE_SUFFIXES = (".cu",)  # what a CUDA backend block compiles
 OFF_VALUES = frozenset({"OFF", "FALSE", "NO", "0", "N", "IGNORE", "NOTFOUND"})
 ON_VALUES = frozenset({"ON", "TRUE", "YES", "1", "Y"})
 CONDITION_WORDS = frozenset({"AND", "OR", "NOT", "DEFINED", "(", ")"})
+LINK_KEYWORDS = frozenset({"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE", "LINK_INTERFACE_LIBRARIES",
+                           "debug", "optimized", "general"})
 TEST_TARGET_WORDS = ("test", "check", "bench")  # Makefile targets that build for tests, not the documented build
 # Variables CMake itself defines on some hosts: an `if (APPLE)` arm is no undefined, always-false switch
 CMAKE_PLATFORM_NAMES = frozenset({"WIN32", "UNIX", "APPLE", "MSVC", "MINGW", "CYGWIN", "MSYS", "ANDROID", "IOS", "LINUX",
@@ -55,6 +57,7 @@ class CMakeOptionFacts:
     blocks: list[CMakeBlock]
     sources: list[tuple[str, int, str, tuple[str, ...]]]  # (path, line, source file name, options its blocks need)
     named: set[str]  # upper-case names any other command's arguments write or read (set(X ON), list(APPEND X ...))
+    links: list[tuple[str, int, str]]  # (path, line, name): libraries targets link, packages find_package looks for
 
 
 def cmake_commands(text: str) -> list[CMakeCommand]:
@@ -119,7 +122,7 @@ def cmake_commands(text: str) -> list[CMakeCommand]:
 
 def read_cmake(path: str, text: str) -> CMakeOptionFacts:
     """The options a CMake file declares, the `if` arms it opens and the CUDA sources it names inside them."""
-    facts = CMakeOptionFacts([], [], [], set())
+    facts = CMakeOptionFacts([], [], [], set(), [])
     frames: list[CMakeBlock] = []
     for command in cmake_commands(text):
         if command.name == "option" and len(command.arguments) >= 1:
@@ -135,6 +138,10 @@ def read_cmake(path: str, text: str) -> CMakeOptionFacts:
             frames[-1].last = command.line
             facts.blocks.append(frames.pop())
         else:
+            if command.name == "target_link_libraries":
+                facts.links += [(path, command.line, w) for w in command.arguments[1:] if w not in LINK_KEYWORDS]
+            elif command.name == "find_package" and command.arguments:
+                facts.links.append((path, command.line, command.arguments[0]))
             facts.named.update(w for w in command.arguments if w.isidentifier() and w.isupper())
             for word in command.arguments:
                 name = word.rsplit("/", 1)[-1]
@@ -211,7 +218,7 @@ class CMakeOptionScanner(Scanner):
 
     domain = "custom_ops"
     kinds = frozenset({"build", "shell", "install-doc", "dockerfile", "yaml"})
-    triggers = ("option", ".cu", "-D")
+    triggers = ("option", ".cu", "-D", "target_link_libraries", "find_package")
 
     def wants(self, unit: Unit) -> bool:
         name = PurePosixPath(unit.path).name
@@ -228,6 +235,7 @@ class CMakeOptionScanner(Scanner):
             facts.cmake_blocks += [(b.path, b.needs, b.first, b.last) for b in read.blocks if b.needs]
             facts.cmake_sources += read.sources
             facts.cmake_names += sorted(read.named)
+            facts.cmake_links += read.links
         else:
             facts.build_switches += sorted(switched_on(unit.source.text, unit.kind))
         return []

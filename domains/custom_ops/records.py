@@ -145,6 +145,9 @@ class CustomOpFacts:
     cmake_sources: list[tuple[str, int, str, tuple[str, ...]]] = field(default_factory=list)
     build_switches: list[str] = field(default_factory=list)
     cmake_names: list[str] = field(default_factory=list)  # upper-case names CMake commands other than if write or read
+    # (path, line, name) of each library a CMake target links (target_link_libraries) and package it finds
+    # (find_package): what shows a TensorRT deployment's build (tensorrt_plugins.py)
+    cmake_links: list[tuple[str, int, str]] = field(default_factory=list)
     # (path, line) of each kernel Function that is another Function's backward pass (python_scanner BACKWARD_PASS)
     backward_functions: list[tuple[str, int]] = field(default_factory=list)
     # (path, class line, ops) of each kernel Function whose every launch is a call into a compiled extension
@@ -167,5 +170,6 @@ class CustomOpFacts:
         self.cmake_sources += other.cmake_sources
         self.build_switches += other.build_switches
         self.cmake_names += other.cmake_names
+        self.cmake_links += other.cmake_links
         self.backward_functions += other.backward_functions
         self.function_ops += other.function_ops

@@ -326,9 +326,9 @@ def analyze_dependencies(
                 repinned = site
             emit.declaration(code, f"torch{site.specifier}", site, recommended, place=place, sites=others,
                              facets=facets)
-    for site, move, facets in python_moves(sorted(set(pythons or []), key=lambda d: (d.path, d.line)), target):
+    for site, move, facets, others in python_moves(sorted(set(pythons or []), key=lambda d: (d.path, d.line)), target):
         emit.declaration("python-below-target", f"python{site.specifier}", site, move, place=declared_optional(site),
-                         facets=facets)
+                         facets=facets, sites=others)
     if not hosted and "torch" in imported:
         site = doc_site
         if site is not None:  # the install line choose_target read (TargetChoice.doc_pin): torch is declared there

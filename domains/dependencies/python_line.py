@@ -1,7 +1,13 @@
 """The project's Python against the target's (rule DEP017): a `python=3.8.5` in a conda environment or a conda
 install line admits no Python the target torch_npu release's torch line supports (releases.toml's `python`, from the
 Ascend/pytorch README's PyTorch and Python version table), so the environment is rebuilt on a newer Python and every
-pin in it is re-checked for wheels of that Python."""
+pin in it is re-checked for wheels of that Python.
+
+An install document's line (`conda create -n x python=3.8 pytorch=1.10 cudatoolkit=11.3 -c pytorch` in a README's code
+block; mmocr's README.md and README_zh-CN.md, round 38) is a documented command the porter retypes whole, not an
+environment file: DOC_LINE, and the documents' lines pinning the same Python are one line to update, shown once with
+the others (a translated README's copy) as its sites. The advice about conda build strings is given only where the
+pin carries one (`python=3.7.13=h12debd9_0`, a `conda env export`): BUILD_STRING."""
 
 from __future__ import annotations
 
@@ -25,11 +31,23 @@ def supported_lines(specifier: str) -> list[str]:
 
 
 FLOOR_ADMITS = "floor-admits"  # DEP017's facet: an install document's example pin whose own stated floor admits the target
+DOC_LINE = "install-doc-line"  # DEP017's facet: a pin in an install document's code block, not in an environment file
+BUILD_STRING = "build-string"  # DEP017's facet: a conda pin with a build string (python=3.7.13=h12debd9_0)
 
 
-def python_moves(declarations: list[Declaration], target: Release) -> list[tuple[Declaration, str, tuple[str, ...]]]:
+def has_build_string(text: str) -> bool:
+    """A conda match spec `name=version=build` (python=3.7.13=h12debd9_0): a third `=`-part."""
+    parts = text.replace("==", "=").split("=")
+    return len(parts) >= 3 and bool(parts[2].strip())
+
+
+Move = tuple[Declaration, str, tuple[str, ...], list[str] | None]  # (site, the move's text, facets, all its sites)
+
+
+def python_moves(declarations: list[Declaration], target: Release) -> list[Move]:
     """Each declared Python (a conda `python=` spec) that admits none of the target's Pythons, with the move's text
-    (the Pythons it admits → the target's lines) and its facets. An install document's example (`conda create -n x
+    (the Pythons it admits → the target's lines), its facets and, for install documents' lines folded into one
+    finding, every such line ("path:line"; None for a finding of one line). An install document's example (`conda create -n x
     python=3.7` in a fenced block) whose same document states a floor admitting a target line ("* Python>=3.7",
     DOC_FLOOR) is one choice the document leaves open: FLOOR_ADMITS, naming the floor. A stated floor pins nothing."""
     wanted = supported_lines(target.python) if target.python else []
@@ -43,13 +61,30 @@ def python_moves(declarations: list[Declaration], target: Release) -> list[tuple
         own = supported_lines(site.specifier)
         if own and not set(own) & set(wanted):
             move = f"Python {own[-1]} → {wanted[0]}–{wanted[-1]} (torch_npu {target.torch_npu}, torch {target.torch})"
+            built = (BUILD_STRING,) if has_build_string(site.text) else ()
             floor = next((f for f in floors if f.path == site.path), None) if site.source == DOC_SOURCE else None
-            if floor is None:
-                moves.append((site, move, ()))
-            else:
+            if floor is not None:
                 moves.append((site, f"{move}; {floor.path}:{floor.line} states Python{floor.specifier}, which admits "
-                                    f"{wanted[0]}–{wanted[-1]}", (FLOOR_ADMITS,)))
-    return moves
+                                    f"{wanted[0]}–{wanted[-1]}", (FLOOR_ADMITS, *built)))
+            else:
+                moves.append((site, move, (DOC_LINE, *built) if site.source == DOC_SOURCE else built))
+    return _documents_folded(moves)
+
+
+def _documents_folded(moves: list[tuple[Declaration, str, tuple[str, ...]]]) -> list[Move]:
+    """The install documents' lines that pin the same Python with the same advice (README.md:112 and its translation
+    README_zh-CN.md:111) are one documented line to update: one finding at the first, listing every line. An
+    environment file's pin keeps its own finding."""
+    folded: dict[tuple[str, str, tuple[str, ...]], list[Declaration]] = {}
+    result: list[Move] = []
+    for site, move, facets in moves:
+        if DOC_LINE in facets:
+            folded.setdefault((site.specifier, move, facets), []).append(site)
+        else:
+            result.append((site, move, facets, None))
+    for (_, move, facets), sites in folded.items():
+        result.append((sites[0], move, facets, [f"{s.path}:{s.line}" for s in sites] if len(sites) > 1 else None))
+    return sorted(result, key=lambda m: (m[0].path, m[0].line))
 
 
 def release_note(release: Release) -> str:
