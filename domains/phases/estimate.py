@@ -286,7 +286,8 @@ def _stack_moves(group: list[Finding], adoption: dict) -> list[tuple[dict, float
     the environment item's torch re-pin and Python move, priced once inside it)."""
     moves = []
     for move in adoption.get("grows", []):
-        shown = [f for f in group if f.rule in move["rules"] and f.severity == move["severity"]]
+        severities = move["severity"] if isinstance(move["severity"], list) else [move["severity"]]
+        shown = [f for f in group if f.rule in move["rules"] and f.severity in severities]
         if shown:
             moves.append((move, round(max(centre(f.effort_hours) for f in shown), 2)))
     return moves
