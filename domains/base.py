@@ -260,6 +260,7 @@ class ModuleFacts(Protocol):
     option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]]
     option_literals: list[tuple[str, str]]  # (dest, a literal a local holding the option is also bound to)
     path_writes: list[tuple[str, str, int]]  # (config path, what it is set to, line): config_paths.path_writes
+    path_reads: list[tuple[int, str]]  # (line, config path) of assignments of a config's value: config_paths.path_reads
     marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes

@@ -289,6 +289,8 @@ class PhaseFacts:
     # assignments to a config's attribute path (`_C.TRAIN.OPTIMIZER.NAME = 'adamw'`): (path, what it is set to, line)
     # (analyzer/context/config_paths.py)
     path_writes: list[tuple[str, str, int]] = field(default_factory=list)
+    # assignments of a config's attribute path (`cudnn.deterministic = cfg.CUDNN.DETERMINISTIC`): (line, path)
+    path_reads: list[tuple[int, str]] = field(default_factory=list)
     # arms decided by a value only option arms set (`elif self.use_apex:`): (first, last, the lines setting it,
     # condition); read only in a file with option arms (analyzer/context/option_markers.py)
     marker_arms: list[tuple[int, int, tuple[int, ...], str]] = field(default_factory=list)
@@ -470,6 +472,7 @@ class PhaseFacts:
         self.option_else_arms += other.option_else_arms
         self.option_literals += other.option_literals
         self.path_writes += other.path_writes
+        self.path_reads += other.path_reads
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
@@ -1137,10 +1140,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
         from ascend_feasibility.analyzer.context.option_reads import enum_members
         facts.enum_members = enum_members(unit.tree())
     if found.get("attribute_store"):
-        from ascend_feasibility.analyzer.context.config_paths import path_writes
+        from ascend_feasibility.analyzer.context.config_paths import path_reads, path_writes
         from ascend_feasibility.knowledge import load_context_conventions
         facts.path_writes = path_writes(found["attribute_store"],
                                         frozenset(load_context_conventions().opt_in.argument_objects))
+        facts.path_reads = path_reads(found["attribute_store"])
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
         if versions is not None:  # names written only in arms a version test rules out at the target
