@@ -260,6 +260,7 @@ class ModuleFacts(Protocol):
     option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]]
     option_literals: list[tuple[str, str]]  # (dest, a literal a local holding the option is also bound to)
     path_writes: list[tuple[str, str, int]]  # (config path, what it is set to, line): config_paths.path_writes
+    path_reads: list[tuple[int, str]]  # (line, config path) of assignments of a config's value: config_paths.path_reads
     marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
@@ -306,6 +307,8 @@ class ModuleFacts(Protocol):
     # written_names.MAIN_BLOCK_USER for the module's `if __name__ == "__main__":` block)
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
     extension_users: list[tuple[str, int, int]]  # (extension, first, last): definitions calling a swallowed `from . import x_ext`
+    caught_import_users: list[tuple[str, int, tuple[str, ...]]]  # (module, line, definitions only a caught import reaches)
+    imported_name_lines: list[tuple[str, str, tuple[int, ...]]]  # (module, name, lines) of `from module import name`
     imported_users: list[tuple[str, list[str]]]  # names it imports and writes only inside its module-level definitions
     copy_units: list[tuple[str, int, int, str, bool, str]]  # a vendored copy's module's units (copy_reach.py)
     dynamic_lookups: list[str]  # objects of `getattr(obj, name)` with a non-literal name (copy_reach.py)

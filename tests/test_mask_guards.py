@@ -49,3 +49,36 @@ def test_a_guard_with_an_else_is_kept():
     source = ("import os\nif \"CUDA_VISIBLE_DEVICES\" not in os.environ:\n    os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n"
               "else:\n    print(os.environ[\"CUDA_VISIBLE_DEVICES\"])\n")
     assert 2 in _dev201(source)
+
+
+BOUND = '''import os
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def setup_gpus(gpus):
+    gpu_ids = [i.strip() for i in gpus.split(',') if i != '']
+    visible_devices = os.getenv('CUDA_VISIBLE_DEVICES')
+    if visible_devices is None:
+        os.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
+        os.environ["CUDA_VISIBLE_DEVICES"] = ','.join(str(i) for i in gpu_ids)
+        visible_devices = os.getenv('CUDA_VISIBLE_DEVICES')
+        logger.warning(f'set CUDA_VISIBLE_DEVICES: {visible_devices}')
+    else:
+        logger.warning('CUDA_VISIBLE_DEVICES already set')
+    return len(gpu_ids)
+'''
+
+
+def test_a_read_bound_to_a_name_that_only_guards_its_own_write_is_one_item_with_it():
+    # LoFTR src/utils/misc.py:55-63 (round 38 B2 class 3): the read at line 9 is part of the write at line 12
+    found = _dev201(BOUND)
+    assert 9 not in found and 12 in found
+
+
+def test_a_bound_read_used_after_the_guard_or_an_arm_doing_more_is_kept():
+    assert 9 in _dev201(BOUND.replace("    return len(gpu_ids)", "    return visible_devices"))
+    assert 9 in _dev201(BOUND.replace("        logger.warning('CUDA_VISIBLE_DEVICES already set')",
+                                      "        gpu_ids = visible_devices.split(',')"))
+    assert 9 in _dev201(BOUND.replace("        logger.warning(f'set", "        torch.cuda.set_device(0)\n        logger.warning(f'set"))

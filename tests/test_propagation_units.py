@@ -66,6 +66,7 @@ class Facts:
     option_else_arms: list = field(default_factory=list)
     option_literals: list = field(default_factory=list)
     path_writes: list = field(default_factory=list)
+    path_reads: list = field(default_factory=list)
     marker_arms: list = field(default_factory=list)
     launch_values: list = field(default_factory=list)
     launch_commands: list = field(default_factory=list)

@@ -46,11 +46,27 @@ def path_writes(stores: list[Node], objects: frozenset[str]) -> list[tuple[str, 
     return found
 
 
+def path_reads(stores: list[Node]) -> list[tuple[int, str]]:
+    """(line, path) of each assignment whose value is a config's attribute path (`torch.backends.cudnn.deterministic
+    = cfg.CUDNN.DETERMINISTIC`): what the project pass resolves through path_values."""
+    found = []
+    for store in stores:
+        assignment = store.parent
+        right = assignment.child_by_field_name("right") if assignment is not None and assignment.type == "assignment" \
+            else None
+        path = config_path(right) if right is not None and right.type == "attribute" else None
+        if path is not None:
+            found.append((store.start_point.row + 1, path))
+    return found
+
+
 def _written(right: Node | None, objects: frozenset[str]) -> str:
     if right is None:
         return UNKNOWN
     if right.type == "string" and not any(c.type == "interpolation" for c in right.named_children):
         return LITERAL + "".join(parsing.text(c) for c in right.named_children if c.type == "string_content")
+    if right.type in {"true", "false"}:  # yacs' `_C.CUDNN.DETERMINISTIC = False`
+        return LITERAL + parsing.text(right)
     holder = right.child_by_field_name("object") if right.type == "attribute" else None
     if holder is not None and holder.type == "identifier" and parsing.text(holder) in objects:
         return OPTION + parsing.text(right.child_by_field_name("attribute"))

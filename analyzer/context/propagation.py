@@ -37,6 +37,7 @@ from ascend_feasibility.analyzer.context.bundled_projects import (
     unlaunched_scripts,
     unrun_package_scripts,
 )
+from ascend_feasibility.analyzer.context.config_defaults import assigns_config_default, default_valued_switches
 from ascend_feasibility.analyzer.context.copy_reach import unreached_copy_definitions
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
@@ -82,7 +83,7 @@ from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers,
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
-from ascend_feasibility.knowledge import load_context_conventions
+from ascend_feasibility.knowledge import load_context_conventions, load_cuda_features
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
@@ -208,6 +209,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     unused_defaults = project_overridden_defaults(facts, overridden)
     unread = unread_key_lines(facts)  # `"dist_backend": "nccl"` where nothing reads the key
+    flag_defaults = load_cuda_features().flag_defaults
+    default_switches = default_valued_switches(facts, flag_defaults)  # `= cfg.CUDNN.DETERMINISTIC`, False by default
     findings = host_exports(idle_switches(selector_tests(findings, facts, factory), facts), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     reaching = importing_writers(facts, packages)
@@ -216,7 +219,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
             or unbuilt or unbuildable
             or switched_built or unhooked_built or stale
-            or on_default or unused_defaults or unread or switches_on or in_function or called_elsewhere or ungrouped
+            or on_default or unused_defaults or unread or default_switches or switches_on or in_function or called_elsewhere or ungrouped
             or hooked):
         return findings
     decided: dict[str, Place | None] = {}
@@ -259,6 +262,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         if place is None and finding.reach == "runs" and finding.rule.startswith("DEV") and unused_defaults:
             why = unused_defaults.get((finding.path, finding.line))
             if why is not None:  # a default no call leaves in place changes nothing that runs
+                result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
+                    update={"severity": "info"}))
+                continue
+        if place is None and finding.reach == "runs" and default_switches and (finding.path, finding.line) in default_switches:
+            value, why = default_switches[(finding.path, finding.line)]
+            if assigns_config_default(finding.symbol or "", value, flag_defaults):
                 result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
                     update={"severity": "info"}))
                 continue

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.context.arm_selected import ArmSelection
 from ascend_feasibility.analyzer.context.cuda_arms import Handle, gate_reason
 from ascend_feasibility.analyzer.context.propagation import extension_fallback, import_index, named_elsewhere
 from ascend_feasibility.analyzer.core.findings import Located, Place
@@ -39,12 +40,13 @@ def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tupl
     result: dict[str, tuple[str, str]] = {}
     covered_by_builder: dict[str, list[bool]] = {}
     index = import_index(run.modules)
+    selection = ArmSelection(run.modules, run.context)  # a caught import only an opt-in arm's definitions use
     for extension in facts.extensions:
         if not extension.sources or extension.name in {"", "?"}:
             covered_by_builder.setdefault(extension.path, []).append(False)
             continue
-        reason = extension_fallback({extension.name, extension.name.rsplit(".", 1)[-1]}, run.modules,
-                                    run.context, run.guarded, index)
+        names = {extension.name, extension.name.rsplit(".", 1)[-1]}
+        reason = extension_fallback(names, run.modules, run.context, run.guarded, index) or selection.reason(names)
         covered_by_builder.setdefault(extension.path, []).append(reason is not None)
         if reason is None:
             continue

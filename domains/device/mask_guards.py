@@ -10,12 +10,17 @@ first N devices in order, which is what every process sees when no mask is set. 
 index, 0..N-1, and those indices name the same devices with or without the mask, so on Ascend, where torch_npu reads
 ASCEND_RT_VISIBLE_DEVICES only, ignoring it changes nothing the ranks use (low). The identity list is
 `",".join(map(str, range(N)))`, `",".join(str(i) for i in range(N))` (or a list comprehension), `range(0, N)`, or a
-literal "0,1,...,k-1" of two ids or more; a lone "0" pins one card and keeps the medium item."""
+literal "0,1,...,k-1" of two ids or more; a lone "0" pins one card and keeps the medium item.
+
+Round 38 B2 class 3 (LoFTR src/utils/misc.py:55-63): the read is bound to a name first, `visible = os.getenv(M)`,
+and the next statement `if visible is None:` writes the mask (beside other variables, a re-read and log lines), its
+`else` only logging. The name is used nowhere after that `if`: the read only guards the write, one item with it."""
 
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.device import mask_defaults
+from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
 
 IDENTITY_DEFAULT = "identity-default"  # DEV201's facet: the first N devices, written only when the mask is unset
@@ -36,6 +41,83 @@ def only_guards_own_write(literal: Node) -> bool:
     body = statement.child_by_field_name("consequence")
     writes = [_mask_write(s, mask) for s in body.named_children] if body is not None else []
     return bool(writes) and all(w is not None for w in writes) and _mapping_of(condition) in {*writes, None}
+
+
+def bound_read_guards_own_write(literal: Node) -> bool:
+    """`v = os.getenv(M)` (or `os.environ.get(M)`) as a statement, whose next statement is `if v is None:` (`== ""`,
+    `not v`) writing M in a mapping, every other statement of that arm writing another variable of the mapping, binding
+    `v` again or logging, an `else` only logging, and `v` named nowhere after the `if` in the function or module."""
+    call = literal.parent.parent if literal.parent is not None else None
+    assignment = call.parent if call is not None and call.type == "call" else None
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+        return False
+    name = assignment.child_by_field_name("left")
+    statement = assignment.parent
+    if name is None or name.type != "identifier" or statement is None or statement.type != "expression_statement":
+        return False
+    test = statement.next_named_sibling
+    while test is not None and test.type == "comment":
+        test = test.next_named_sibling
+    condition = test.child_by_field_name("condition") if test is not None and test.type == "if_statement" else None
+    if condition is None or not _asks_name_unset(condition, parsing.text(name)):
+        return False
+    mask = mask_defaults.content(literal)
+    body = test.child_by_field_name("consequence")
+    statements = body.named_children if body is not None else []
+    writes = [_mask_write(s, mask) for s in statements]
+    if not any(w is not None for w in writes):
+        return False
+    for s, written in zip(statements, writes, strict=True):
+        if written is None and not (_other_write(s) or _rebinds(s, parsing.text(name)) or _logs(s)):
+            return False
+    for clause in test.children:
+        if clause.type == "elif_clause":
+            return False
+        if clause.type == "else_clause":
+            block = clause.child_by_field_name("body")
+            if block is None or not all(_logs(s) for s in block.named_children):
+                return False
+    scope = parsing.enclosing(test, {"function_definition"}) or parsing.root_of(test)
+    return not any(node.type == "identifier" and parsing.text(node) == parsing.text(name)
+                   and node.start_byte >= test.end_byte for node in parsing.walk(scope, limit=20_000))
+
+
+def _asks_name_unset(condition: Node, name: str) -> bool:
+    """`name is None`, `name == ""`, `not name`."""
+    if condition.type == "not_operator":
+        argument = condition.child_by_field_name("argument")
+        return argument is not None and argument.type == "identifier" and parsing.text(argument) == name
+    if condition.type != "comparison_operator" or condition.named_child_count != 2:
+        return False
+    operators = [parsing.text(o) for o in condition.children_by_field_name("operators")]
+    left, right = condition.named_children
+    return operators in (["is"], ["=="]) and left.type == "identifier" and parsing.text(left) == name \
+        and parsing.text(right) in mask_defaults.UNSET
+
+
+def _other_write(statement: Node) -> bool:
+    """`X["NAME"] = v`: a write of a variable in a mapping (CUDA_DEVICE_ORDER beside the mask)."""
+    assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+    key = left.child_by_field_name("subscript") if left is not None and left.type == "subscript" else None
+    return key is not None and key.type == "string"
+
+
+def _rebinds(statement: Node, name: str) -> bool:
+    assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+    return left is not None and left.type == "identifier" and parsing.text(left) == name
+
+
+def _logs(statement: Node) -> bool:
+    """A call that only shows its arguments (the conventions' message calls: `logger.warning(...)`, `print(...)`)."""
+    call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    if function is None:
+        return False
+    guards = load_context_conventions().guards
+    last = parsing.text(function).rsplit(".", 1)[-1]
+    return last in guards.message_calls or last.startswith(tuple(guards.message_call_prefixes))
 
 
 def identity_default(literal: Node) -> bool:

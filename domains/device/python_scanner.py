@@ -172,7 +172,8 @@ class _FileScan(PythonScan):
             return (OWN_RUNTIME_PIN,)
         if access == "write" and mask_guards.identity_default(node):
             return (mask_guards.IDENTITY_DEFAULT,)
-        if access == mask_reads.READ and mask_guards.only_guards_own_write(node):
+        if access == mask_reads.READ and (mask_guards.only_guards_own_write(node)
+                                          or mask_guards.bound_read_guards_own_write(node)):
             return None  # `if M not in env: env[M] = v`: one edit, reported at the write
         if access != "write" and mask_reads.serves_nvidia_smi(node):
             return None  # part of the nvidia-smi probe DEV211 reports

@@ -58,7 +58,7 @@ from ascend_feasibility.domains.phases.class_uses import class_shapes, class_use
 from ascend_feasibility.domains.phases.command_strings import command_words
 from ascend_feasibility.domains.phases.config_modules import is_config_module
 from ascend_feasibility.domains.phases.dict_built_classes import dict_built_classes
-from ascend_feasibility.domains.phases.extension_users import extension_users
+from ascend_feasibility.domains.phases.extension_users import caught_import_users, extension_users, imported_name_lines
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.prose import PROSE_KEY, without_prose
@@ -289,6 +289,8 @@ class PhaseFacts:
     # assignments to a config's attribute path (`_C.TRAIN.OPTIMIZER.NAME = 'adamw'`): (path, what it is set to, line)
     # (analyzer/context/config_paths.py)
     path_writes: list[tuple[str, str, int]] = field(default_factory=list)
+    # assignments of a config's attribute path (`cudnn.deterministic = cfg.CUDNN.DETERMINISTIC`): (line, path)
+    path_reads: list[tuple[int, str]] = field(default_factory=list)
     # arms decided by a value only option arms set (`elif self.use_apex:`): (first, last, the lines setting it,
     # condition); read only in a file with option arms (analyzer/context/option_markers.py)
     marker_arms: list[tuple[int, int, tuple[int, ...], str]] = field(default_factory=list)
@@ -374,6 +376,10 @@ class PhaseFacts:
     # (extension, first, last) of definitions calling through `from . import x_ext` whose ImportError is swallowed
     # (extension_users.py, analyzer/context/unbuilt_extensions.py)
     extension_users: list[tuple[str, int, int]] = field(default_factory=list)
+    # (module, line, definitions) of a caught top-level `import name` and the definitions only it reaches, and (module,
+    # name, lines) of each `from m import name` (extension_users.py, analyzer/context/arm_selected.py)
+    caught_import_users: list[tuple[str, int, tuple[str, ...]]] = field(default_factory=list)
+    imported_name_lines: list[tuple[str, str, tuple[int, ...]]] = field(default_factory=list)
     # names it imports and writes only inside its own module-level definitions: (name, those definitions) (symbols.py)
     imported_users: list[tuple[str, list[str]]] = field(default_factory=list)
     # a vendored copy's module: (name, first, last, kind, pinned, words) of its definitions, its `__main__` block and
@@ -429,6 +435,8 @@ class PhaseFacts:
         self.inner_named += other.inner_named
         self.reexports += other.reexports
         self.extension_users += other.extension_users
+        self.caught_import_users += other.caught_import_users
+        self.imported_name_lines += other.imported_name_lines
         self.imported_users += other.imported_users
         self.copy_units += other.copy_units
         self.dynamic_lookups += other.dynamic_lookups
@@ -470,6 +478,7 @@ class PhaseFacts:
         self.option_else_arms += other.option_else_arms
         self.option_literals += other.option_literals
         self.path_writes += other.path_writes
+        self.path_reads += other.path_reads
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
@@ -546,6 +555,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
             facts.reexports = symbols.reexported_names(unit)
             facts.extension_users = extension_users(unit)
+            facts.caught_import_users = caught_import_users(unit)
+            facts.imported_name_lines = imported_name_lines(unit)
             facts.imported_users = symbols.imported_users(unit)
             # the units of a vendored copy's module, or of a candidate copy of a library (analyzer/context/copy_reach.py)
             if copy_folder(unit.path) is not None or library_folder(unit.path) is not None:
@@ -1137,10 +1148,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
         from ascend_feasibility.analyzer.context.option_reads import enum_members
         facts.enum_members = enum_members(unit.tree())
     if found.get("attribute_store"):
-        from ascend_feasibility.analyzer.context.config_paths import path_writes
+        from ascend_feasibility.analyzer.context.config_paths import path_reads, path_writes
         from ascend_feasibility.knowledge import load_context_conventions
         facts.path_writes = path_writes(found["attribute_store"],
                                         frozenset(load_context_conventions().opt_in.argument_objects))
+        facts.path_reads = path_reads(found["attribute_store"])
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
         if versions is not None:  # names written only in arms a version test rules out at the target
