@@ -160,7 +160,7 @@ SIGNAL_ROOTS = {
     name.split(".")[0]
     for names in (*PHASE_NAMES.values(), LIBRARY_MODELS, (LAYER_PREFIX, AUTOGRAD_FUNCTION))
     for name in names
-} | TRAINER_ROOTS
+}
 
 
 @dataclass
@@ -1174,7 +1174,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     facts.selects_device = (None if lazy else host_exports.selects_device(unit.tree(), unit.source.data)) if may else False
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
-    resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
+    # a library trainer's package (mmengine, detectron2) too: its runner is built and run there, though its import
+    # alone is no workload signal (a dataset script reading detectron2's metadata)
+    resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS or name.split(".")[0] in
+                                                     TRAINER_ROOTS for name in facts.imports)
     layers: list[tuple[int, str]] = []  # (start byte, torch.nn layer type) of every layer reference
     trainers: list[Node] = []  # calls building a library's trainer
     cudnn = resolve and cudnn_ops.may_name(unit.source.data)
