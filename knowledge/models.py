@@ -769,6 +769,10 @@ class TrainingLoop(_Record):
         default_factory=list, description="qualified names (fnmatch patterns) of libraries' trainer classes: a file that "
         "builds one and calls a run method of what it built trains through it")
     trainer_runs: list[str] = Field(default_factory=list, description="the methods that run a library trainer's loop")
+    phase_runs: dict[str, list[str]] = Field(
+        default_factory=dict, description="phase -> the methods of a library trainer that run its loop for that phase "
+        "(mmengine `runner.test()`, Lightning `trainer.validate()`): a file that builds the trainer and calls one "
+        "serves the phase")
 
 
 class MetricClasses(_Record):

@@ -121,3 +121,19 @@ def test_a_root_training_scripts_tool_folder_helper_has_the_product_role(tmp_pat
     train = "import torch\nfrom utils import misc\n\nif __name__ == '__main__':\n    misc.metric(1.0)\n"
     report = analyze(write_tree(tmp_path, {"utils/misc.py": misc, "train.py": train}), AnalyzeOptions(jobs=1))
     assert {f.role for f in report.findings if f.path == "utils/misc.py"} == {"product"}
+
+
+RUNNER_TRAIN = ("from mmengine.config import Config\nfrom mmengine.runner import Runner\n\n\ndef main():\n"
+                "    runner = Runner.from_cfg(Config.fromfile('c.py'))\n    runner.train()\n\n\n"
+                "if __name__ == '__main__':\n    main()\n")
+DIST_TRAIN = 'python -m torch.distributed.launch --nproc_per_node=$GPUS $(dirname "$0")/train.py $CONFIG\n'
+
+
+def test_a_launched_tool_script_running_a_config_driven_runner_drives_the_project():
+    """mmocr's tools/train.py imports only mmengine: `Runner.from_cfg(cfg)` builds the project's registered modules from
+    the config, so tools/dist_train.sh runs the project's training (round 38 verdicts V-5). A script that only reads
+    the config (a config printer) still drives nothing."""
+    files = tree(tools__dist_train=DIST_TRAIN) | {"tools/train.py": RUNNER_TRAIN}
+    assert promoted(files) == ["tools/train.py"]
+    printer = "from mmengine.config import Config\n\nif __name__ == '__main__':\n    print(Config.fromfile('c.py'))\n"
+    assert promoted(files | {"tools/train.py": printer}) == []

@@ -1198,3 +1198,48 @@ def test_a_data_entry_that_runs_its_own_training_loop_stays_training_and_an_eval
     assert "export" in entries["to_onnx.py"] and "inference" not in entries["to_onnx.py"], entries
     assert "training" in entries["main.py"] and "inference" not in entries["main.py"], entries
     assert "inference" not in entries["score.py"], entries
+
+
+# mmocr tools/train.py and tools/test.py (round 38 verdicts V-5): the loop is mmengine's Runner, built from a config
+MMENGINE_SCRIPT = """import argparse
+from mmengine.config import Config
+from mmengine.runner import Runner
+
+
+def main():
+    cfg = Config.fromfile(argparse.ArgumentParser().parse_args().config)
+    runner = Runner.from_cfg(cfg)
+    runner.{run}()
+
+
+if __name__ == '__main__':
+    main()
+"""
+
+
+def test_a_script_running_a_config_driven_library_runner_is_an_entry_of_the_runs_phase(tmp_path):
+    """mmengine's `Runner.from_cfg(cfg)` then `runner.train()` trains, `runner.test()` evaluates; detectron2's
+    `DefaultTrainer(cfg).train()` trains, Lightning's `trainer.predict(...)` serves inference. The script imports none
+    of the project's code (the config names it), yet it is the project's training or evaluation command."""
+    detectron = "from detectron2.engine import DefaultTrainer\n\nif __name__ == '__main__':\n" \
+                "    DefaultTrainer(cfg).train()\n"
+    predict = "import lightning as L\n\nif __name__ == '__main__':\n    trainer = L.Trainer()\n" \
+              "    trainer.predict(model, loader)\n"
+    report = run(write(tmp_path, {"train.py": MMENGINE_SCRIPT.format(run="train"),
+                                  "test.py": MMENGINE_SCRIPT.format(run="test"), "train_net.py": detectron,
+                                  "predict.py": predict}))
+    entries = {e.path: e.phases for e in report.phase_matrix.entries}
+    assert {path: entries[path] for path in ("train.py", "test.py", "train_net.py")} == {
+        "train.py": ["training"], "test.py": ["evaluation"], "train_net.py": ["training"]}
+    # predict.py also keeps training: `lightning.Trainer` is itself a training name signal (signals.toml [names])
+    assert "inference" in entries["predict.py"]
+    assert report.effort.main_phase == "training"
+
+
+def test_a_runner_built_and_not_run_or_another_objects_test_is_no_entry(tmp_path):
+    """A config printer builds nothing to run (`Config.fromfile` alone); `model.test()` on an object no library
+    trainer built, or a Runner built and only dumped, runs no loop: no phase from the runner."""
+    printer = "from mmengine.config import Config\n\nif __name__ == '__main__':\n    print(Config.fromfile('c.py'))\n"
+    unrun = MMENGINE_SCRIPT.replace("    runner.{run}()\n", "    model.test()\n    print(runner)\n")
+    report = run(write(tmp_path, {"print_config.py": printer, "build_runner.py": unrun}))
+    assert not [e for e in report.phase_matrix.entries if e.path in {"print_config.py", "build_runner.py"}]

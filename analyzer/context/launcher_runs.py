@@ -6,7 +6,8 @@ tool_dirs), yet a shipped launcher may run one as the product's command: LatentS
 runs `python -m torch.distributed.launch $(dirname "$0")/train.py`. Such a script keeps the product role (round 28
 verdicts V1, W4), as a script the root README runs does (readme_runs.py). A launcher that is itself a test or CI
 file, or sits in an example folder, promotes nothing. Like the README route, a script promoted from a tool folder
-must import the project's own code: a launcher running a download or conversion helper leaves it a tool.
+must drive the project's own code (import it, or run a library runner that builds it from a config: mmocr's
+tools/train.py, round 38 V-5): a launcher running a download or conversion helper leaves it a tool.
 
 Likewise a tool-folder module that a root-level product script imports (`from utils import arg_util, misc` in a
 train.py beside utils/; gradio_app.py's `from scripts.inference import main`), and what such a module imports from
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ascend_feasibility.analyzer.context.readme_runs import imports_any, module_file, product_names
+from ascend_feasibility.analyzer.context.readme_runs import drives_project, module_file, product_names
 from ascend_feasibility.analyzer.context.roles import file_role, path_view
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.install_docs import run_modules, run_scripts
@@ -51,7 +52,7 @@ def launcher_run_tools(paths: list[str], conventions, overrides: dict[str, list[
                 continue
             if products is None:
                 products = product_names(paths, conventions, overrides)
-            if imports_any(read(path), products):
+            if drives_project(read(path), products):
                 found.append(path)
     return found
 

@@ -23,6 +23,7 @@ from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO,
 from ascend_feasibility.domains.dependencies.host_markers import aarch64_counterpart
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.domains.dependencies.python_line import python_moves, release_note
+from ascend_feasibility.domains.dependencies.raised_extras import raised_extra
 from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
 from ascend_feasibility.knowledge import KnowledgeBase, load_routes
 from ascend_feasibility.knowledge.models import PackageRecord, Release
@@ -113,8 +114,14 @@ def analyze_dependencies(
         record = records[name]
         if record is not None and record.classification in RULE_BY_CLASS:
             only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
-            for site, others in _per_manifest(sites):
-                place = declared_optional(site) or only_optional
+            items = _per_manifest(sites)
+            raised = raised_extra(items, lambda s: declared_optional(s) is not None,
+                                  lambda s: s.source in ENVIRONMENT_SOURCES and declared_optional(s) is None
+                                  and emit.counts(s.path),
+                                  _required_site(imported.get(name, []), context, guarded_paths) is not None,
+                                  emit.counts, installs)
+            for site, others in items:
+                place = None if site is raised else declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
                     # a pinned triton nothing imports is the pin a CUDA torch pulls in (a freeze's): a line to delete
                     unused = _unimported(name, record, imported, used_through, context.local_modules, kb)

@@ -4,7 +4,6 @@ shell scripts) the Python scripts it launches."""
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import re
 import sys
@@ -60,6 +59,8 @@ from ascend_feasibility.domains.phases.config_modules import is_config_module
 from ascend_feasibility.domains.phases.dict_built_classes import dict_built_classes
 from ascend_feasibility.domains.phases.extension_users import caught_import_users, extension_users, imported_name_lines
 from ascend_feasibility.domains.phases.joined_paths import joined_path
+from ascend_feasibility.domains.phases.library_trainers import ROOTS as TRAINER_ROOTS
+from ascend_feasibility.domains.phases.library_trainers import RUN_PHASES, TRAINING_RUNS, library_trainer, trainer_runs
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.prose import PROSE_KEY, without_prose
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
@@ -993,35 +994,6 @@ def _defines_training_step(found: dict[str, list[Node]]) -> bool:
     return False
 
 
-LIBRARY_TRAINERS = re.compile("|".join(fnmatch.translate(p) for p in SIGNALS.training_loop.library_trainers) or "(?!)")
-
-
-def _library_trainer(name: str) -> bool:
-    return LIBRARY_TRAINERS.match(name) is not None
-
-
-def _runs_trainer(trainers: list[Node]) -> bool:
-    """A library trainer built here and run: `Trainer(...).train()`, or `trainer = Seq2SeqTrainer(...)` (`self.trainer
-    = ...`) and a later `trainer.train()` in the same function or module (not `model.train()`, a mode switch)."""
-    runs = SIGNALS.training_loop.trainer_runs
-    for call in trainers:
-        parent = call.parent
-        if parent is not None and parent.type == "attribute" and parsing.text(parent.child_by_field_name("attribute")) in runs:
-            return True
-        left = parent.child_by_field_name("left") if parent is not None and parent.type == "assignment" else None
-        if left is None or left.type not in {"identifier", "attribute"}:
-            continue
-        bound, scope = parsing.text(left), parsing.enclosing(parent, {"function_definition", "module"})
-        for node in parsing.walk(scope, limit=20000):
-            if node.type == "call" and node.start_byte > parent.end_byte:
-                function = node.child_by_field_name("function")
-                if (function is not None and function.type == "attribute"
-                        and parsing.text(function.child_by_field_name("attribute")) in runs
-                        and parsing.text(function.child_by_field_name("object")) == bound):
-                    return True
-    return False
-
-
 def _phase_functions(names: list[Node]) -> list[tuple[str, int, int]]:
     """(phase, first line, last line) of each function whose name ends with a word of a phase (`_forward_inference`,
     `generate`, `train`): a word inside the name says less (`infer_init_method`, `add_distributed_training_args`)."""
@@ -1214,13 +1186,16 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     facts.selects_device = (None if lazy else host_exports.selects_device(unit.tree(), unit.source.data)) if may else False
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
-    resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
+    # a library trainer's package (mmengine, detectron2) too: its runner is built and run there, though its import
+    # alone is no workload signal (a dataset script reading detectron2's metadata)
+    resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS or name.split(".")[0] in
+                                                     TRAINER_ROOTS for name in facts.imports)
     layers: list[tuple[int, str]] = []  # (start byte, torch.nn layer type) of every layer reference
     trainers: list[Node] = []  # calls building a library's trainer
     cudnn = resolve and cudnn_ops.may_name(unit.source.data)
     for reference in unit_references(unit) if resolve else ():
         name = reference.name
-        if reference.call is not None and _library_trainer(name):
+        if reference.call is not None and library_trainer(name):
             trainers.append(reference.call)
         if cudnn and not facts.cudnn_ops:
             facts.cudnn_ops = cudnn_ops.is_cudnn_op(name)
@@ -1265,7 +1240,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
             stepped = True
         backward = backward or name == "backward"
     facts.calls_backward = backward
-    facts.training_loop = (backward and stepped) or _defines_training_step(definitions) or _runs_trainer(trainers)
+    runs = trainer_runs(trainers)
+    facts.training_loop = (backward and stepped) or _defines_training_step(definitions) or bool(runs & TRAINING_RUNS)
+    for method in runs & RUN_PHASES.keys():  # a library trainer's evaluation or prediction run serves that phase
+        evidence[RUN_PHASES[method]] += 1
     for cls in definitions.get("class", []):
         model = _model_class(cls, unit, layers)
         if model is not None:
