@@ -570,12 +570,28 @@ def test_point_cloud_kernels_take_drivingsdk_routes_and_a_pytorch_composition_fi
              "three_interpolate_grad_kernel_fast": "three_interpolate", "group_points_kernel_stack": "group_points",
              "farthest_point_sampling_kernel": "furthest_point_sampling", "boxes_overlap_kernel": "boxes_iou_bev",
              "roiaware_avgpool3d": "roi_pool3d", "scatter_max_kernel": "scatter_reduce",
-             "dynamic_scatter_kernel": "dynamic_scatter", "assign_point_to_voxel": "other"}
+             "dynamic_scatter_kernel": "dynamic_scatter", "three_nn_kernel_stack": "nearest_neighbors",
+             "knn_kernel": "nearest_neighbors", "points_in_boxes_kernel": "roi_pool3d", "assign_point_to_voxel": "other",
+             "query_stacked_local_neighbor_idxs_kernel": "other"}
     assert {name: kb.classify_kernel(name).name for name in cases} == cases
-    for name in ("bev_pool", "voxelization", "scatter_reduce", "group_points", "three_interpolate"):
+    for name in ("bev_pool", "voxelization", "scatter_reduce", "group_points", "three_interpolate", "nearest_neighbors"):
         kernel_class = kb.kernel_class(name)
         assert kernel_class.path == "pytorch" and kernel_class.npu_operator.startswith("mx_driving.")
         assert kernel_class.replacement.en.index("mx_driving") > 40  # the composition comes first
     assert "mx_driving.bev_pool_v3(depth, feat, ranks_depth, ranks_feat, ranks_bev, bev_feat_shape)" in \
         kb.kernel_class("bev_pool").replacement.en
     assert "nms3d(boxes, scores, iou_threshold)" in kb.kernel_class("boxes_iou_bev").replacement.en
+
+
+def test_a_body_that_synchronises_its_threads_is_no_elementwise_override_of_a_named_reduction():
+    """XMem's syncbn_sum_sqsum_kernel calls a block `reduce<...>` defined in another file, then __syncthreads(): its
+    name's "sum" stands (not flagged as elementwise)."""
+    code = """
+__global__ void syncbn_sum_sqsum_kernel(const float* x, float* sum, int num) {
+  int plane = blockIdx.x;
+  float res = reduce(x, plane, num);
+  __syncthreads();
+  if (threadIdx.x == 0) { sum[plane] = res; }
+}
+"""
+    assert _kernel_findings(code) == [("OPS001", "syncbn_sum_sqsum_kernel (reduction)")]

@@ -59,9 +59,16 @@ def body_shape(function: Node, own_loops: frozenset[str] = frozenset()) -> Shape
             return counted
     if any(_segmented_sum(loop, body, declared, memory) for loop in loops[:MAX_LOOPS]):
         return "segmented_reduction"
-    if loops or _calls(body) & own_loops or _atomic_calls(body):
+    calls = _calls(body)
+    if loops or calls & own_loops or _atomic_calls(body) or any(name in SYNCHRONISING or name.startswith("__shfl")
+                                                                  for name in calls):
         return None
     return "elementwise"
+
+
+# threads that wait for each other trade values: a block reduction through a helper of another file (XMem's syncbn
+# `reduce<...>(...); __syncthreads();`) is no elementwise math
+SYNCHRONISING = frozenset({"__syncthreads", "__syncwarp", "__syncthreads_or", "__syncthreads_and", "__syncthreads_count"})
 
 
 ATOMIC_ADD = "atomicAdd"
