@@ -11,7 +11,8 @@ from typing import Literal
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
-Shape = Literal["recurrence", "elementwise", "running_product", "iterative_selection"]
+Shape = Literal["recurrence", "elementwise", "running_product", "iterative_selection", "segmented_reduction",
+                "group_rank"]
 
 MAX_BODY_BYTES = 200_000  # a generated kernel past this is read by its name alone
 MAX_LOOPS = 200
@@ -50,9 +51,114 @@ def body_shape(function: Node, own_loops: frozenset[str] = frozenset()) -> Shape
         products = products or bool(running)
     if products and b"__shared__" not in body.text:
         return "running_product"
-    if loops or b"__shared__" in body.text or _calls(body) & own_loops:
+    if b"__shared__" in body.text:
+        return None
+    if not loops:
+        counted = _atomic_shape(body, declared)
+        if counted is not None:
+            return counted
+    if any(_segmented_sum(loop, body, declared, memory) for loop in loops[:MAX_LOOPS]):
+        return "segmented_reduction"
+    calls = _calls(body)
+    if loops or calls & own_loops or _atomic_calls(body) or any(name in SYNCHRONISING or name.startswith("__shfl")
+                                                                  for name in calls):
         return None
     return "elementwise"
+
+
+# threads that wait for each other trade values: a block reduction through a helper of another file (XMem's syncbn
+# `reduce<...>(...); __syncthreads();`) is no elementwise math
+SYNCHRONISING = frozenset({"__syncthreads", "__syncwarp", "__syncthreads_or", "__syncthreads_and", "__syncthreads_count"})
+
+
+ATOMIC_ADD = "atomicAdd"
+
+
+def _atomic_calls(node: Node) -> list[Node]:
+    """The calls of atomic operations (atomicAdd, atomicMax, atomicCAS, ...) under `node`, by the called name."""
+    return [current for current in _walk(node) if current.type == "call_expression"
+            and _plain(current.child_by_field_name("function")).startswith("atomic")]
+
+
+def _atomic_shape(body: Node, declared: dict[str, tuple[bool, bool]]) -> Shape | None:
+    """A loop-free body whose only atomics are atomicAdd into a slot addressed by a value read from an index array:
+    `cnt = atomicAdd(&counter[key[i]], 1)` whose result is kept numbers each group's members (group_rank); an
+    atomicAdd whose result is dropped adds into the indexed slot (a scatter-add, the segmented_reduction class)."""
+    calls = _atomic_calls(body)
+    if not calls or any(_plain(call.child_by_field_name("function")) != ATOMIC_ADD for call in calls):
+        return None
+    loaded = _loaded_from_arrays(body)
+    kept = False
+    for call in calls:
+        arguments = [child for child in (call.child_by_field_name("arguments") or call).named_children]
+        if len(arguments) != 2 or not _addresses_by_loaded(arguments[0], loaded):
+            return None
+        parent = call.parent
+        while parent is not None and parent.type in {"parenthesized_expression", "cast_expression"}:
+            parent = parent.parent
+        if parent is not None and parent.type in {"init_declarator", "assignment_expression"}:
+            if _text(arguments[1]).strip() != "1":
+                return None
+            kept = True
+        elif parent is None or parent.type != "expression_statement":
+            return None
+    return "group_rank" if kept else "segmented_reduction"
+
+
+def _loaded_from_arrays(body: Node) -> set[str]:
+    """The variables the body initialises or assigns from an array element (`long g = group_inds[idx]`)."""
+    names = set()
+    for node in _walk(body):
+        whole = node.type == "init_declarator" or (node.type == "assignment_expression"
+                                                   and getattr(node.child_by_field_name("left"), "type", "") == "identifier")
+        target, value = _target_and_value(node) if whole else (None, None)
+        if target and value is not None and any(n.type == "subscript_expression" for n in _walk(value)):
+            names.add(target)
+    return names
+
+
+def _addresses_by_loaded(address: Node, loaded: set[str]) -> bool:
+    """Does an atomic's address name an array element read from memory or a variable loaded from one (`&c[key[i]]`,
+    `out + idx[0]`)? An address computed from thread indices alone is no scatter."""
+    for node in _walk(address):
+        if node.type == "subscript_expression" and not (node.parent is not None and node.parent.type == "pointer_expression"):
+            return True  # an element read inside the address (`&c[key[i]]`'s key[i], `out + idx[0]`), not `&c[i]` itself
+        if node.type == "identifier" and _text(node) in loaded:
+            return True
+    return False
+
+
+def _segmented_sum(loop: Node, body: Node, declared: dict[str, tuple[bool, bool]], memory: set[str]) -> bool:
+    """Does `loop` add loaded elements into an accumulator declared before it (`psum += cur_x[i * c]`), over a trip count
+    read from an index array (`interval_length = interval_lengths[index]`), the accumulator then stored once after the
+    loop? A segmented sum: BEVFusion's bev_pool_kernel."""
+    condition = loop.child_by_field_name("condition")
+    loaded = _loaded_from_arrays(body)
+    if condition is None or not ({_text(n) for n in _walk(condition) if n.type == "identifier"} & loaded
+                                 or any(n.type == "subscript_expression" for n in _walk(condition))):
+        return False
+    inner = _declarations(loop)
+    data = {name for name, (pointer, integral) in declared.items() if name not in inner and not pointer and not integral}
+    accumulators = set()
+    for node in _walk(loop.child_by_field_name("body") or loop):
+        if node.type == "assignment_expression" and _text(node.child_by_field_name("operator")) == "+=":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and _text(left) in data and right is not None \
+                    and any(n.type in {"subscript_expression", "pointer_expression"} for n in _walk(right)):
+                accumulators.add(_text(left))
+    if not accumulators:
+        return False
+    for node in _walk(body):
+        if node.type == "assignment_expression" and not (loop.start_byte <= node.start_byte < loop.end_byte):
+            left, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and value is not None and left.type in {"subscript_expression", "pointer_expression"} \
+                    and _base_name(left) in memory and _value_names(value) & accumulators:
+                return True
+    return False
+
+
+def _plain(function: Node | None) -> str:
+    return _text(function).split("<", 1)[0].split("::")[-1].strip() if function is not None else ""
 
 
 def loops_in(function: Node) -> bool:
@@ -355,7 +461,10 @@ def class_for_shape(kb, named, shape: Shape | None):
     catch_all = kb.kernel_classes[-1]
     if shape in ("recurrence", "running_product", "iterative_selection") and (named.path == "pytorch" or named is catch_all):
         return kb.kernel_class(shape)
-    if shape == "elementwise" and named is catch_all:
+    if shape in ("segmented_reduction", "group_rank") and named is catch_all:
+        return kb.kernel_class(shape)
+    # a body with no loop, no atomic and no shared memory reduces nothing, whatever a name's "min" or "max" said
+    if shape == "elementwise" and (named is catch_all or named.name == "reduction"):
         return kb.kernel_class("elementwise")
     return named
 
