@@ -171,3 +171,28 @@ def test_a_build_whose_sources_are_joined_at_run_time_is_not_judged(tmp_path):
         "from setuptools import setup\n", "import os\nfrom setuptools import setup\n")
     kernels = _kernels(analyze(write_tree(tmp_path, _tree(**{"kernels/setup.py": joined})), AnalyzeOptions(jobs=1)))
     assert kernels["gemv.cu"].reach == "runs"
+
+
+# BEVFusion's scatter_points.py (round 37 A1 class 4, A2 class 5, B2 class 2): the op is called only in an autograd
+# Function whose alias and module nothing uses but the package's re-exports
+OLD_OP = ("import torch\nfrom quant_engine import gemv_forward\n\n\nclass _OldGemv(torch.autograd.Function):\n"
+          "    @staticmethod\n    def forward(ctx, x):\n        return gemv_forward(x)\n\n\nold_gemv = _OldGemv.apply\n\n\n"
+          "class OldLinear(torch.nn.Module):\n    def forward(self, x):\n        return old_gemv(x)\n")
+REEXPORT = "from .old_op import OldLinear, old_gemv\n\n__all__ = ['OldLinear', 'old_gemv']\n"
+
+
+def test_an_op_called_only_by_a_wrapper_nothing_uses_but_re_exports_is_optional(tmp_path):
+    kernels = _kernels(analyze(write_tree(tmp_path, _tree(**{"pkg/old_op.py": OLD_OP, "pkg/__init__.py": REEXPORT})),
+                               AnalyzeOptions(jobs=1)))
+    assert kernels["gemv.cu"].reach == "optional"
+    assert "op `gemv_forward` is exported but never called: called only in" in kernels["gemv.cu"].reach_reason
+    assert "OldLinear" in kernels["gemv.cu"].reach_reason and "pkg/old_op.py" in kernels["gemv.cu"].reach_reason
+    assert kernels["gemv_new.cu"].reach == "runs"
+
+
+def test_a_wrapper_used_outside_its_re_exports_keeps_the_kernel(tmp_path):
+    run = "from pkg import OldLinear\n\nif __name__ == '__main__':\n    print(OldLinear()(1))\n"
+    kernels = _kernels(analyze(write_tree(tmp_path, _tree(**{"pkg/old_op.py": OLD_OP, "pkg/__init__.py": REEXPORT,
+                                                            "run.py": run})), AnalyzeOptions(jobs=1)))
+    assert kernels["gemv.cu"].reach == "runs"
+

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
+from ascend_feasibility.domains.custom_ops.exported_ops import exported_only_ops
 from ascend_feasibility.domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, NativeUnitRecord
 
 if TYPE_CHECKING:
@@ -66,14 +67,18 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
         return {}
     ops = {op for _, bindings in judged for b in bindings for op in b.ops}
     written = writers(ops, python)
+    # an op written only in Python definitions nothing uses but package re-exports (exported_ops.py): uncalled too
+    exported = exported_only_ops({op: written[op] for op in ops if op in written}, run.modules,
+                                 lambda path: run.context.of(path).role == "test")
     uncalled: dict[str, list[str]] = defaultdict(list)  # bound C++ function → the uncalled ops binding it, as written
     live: set[str] = set()  # C++ functions some called op or some other binding binds
     judged_bindings = {id(b) for _, bindings in judged for b in bindings}
     extension_of = {id(b): e for e, bindings in judged for b in bindings}
     for binding in facts.bindings:
         for op, function in binding.ops.items():
-            if id(binding) in judged_bindings and _judgeable(op) and op not in written:
-                uncalled[function].append(f"`{extension_of[id(binding)].name}.{op}` (bound at {binding.path}:{binding.line})")
+            if id(binding) in judged_bindings and _judgeable(op) and (op not in written or op in exported):
+                why = f"; op `{op}` is exported but never called: {exported[op]}" if op in written else ""
+                uncalled[function].append(f"`{extension_of[id(binding)].name}.{op}` (bound at {binding.path}:{binding.line}{why})")
             else:
                 live.add(function)
     dead_bound = {function for function in uncalled if function not in live}
@@ -99,6 +104,8 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
         # a file with kernels or bindings is read by its syntax (what its functions call or launch: a kernel named in
         # a comment calls nothing); any other by its words
         others = writers(defined, [t for t in texts if t.path not in allowed and t.path not in natives])
+        for name in defined & set(exported):  # the op's own name, written where only unused wrappers call it
+            others[name] = others.get(name, set()) - written[name]
         callers_elsewhere = {n for r in facts.natives if r.path != path for n in r.called}
         ranges = _unreached(record.functions, dead_bound, live, others, callers_elsewhere, uncalled)
         if ranges:

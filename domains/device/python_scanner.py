@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
 from ascend_feasibility.analyzer.context.default_built import built_by_default, gate_of
+from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
@@ -24,6 +25,7 @@ from ascend_feasibility.domains.device.autocast_reads import (
     only_turns_autocast_off,
     reads_other_autocast_dtype,
 )
+from ascend_feasibility.domains.device.build_probes import only_chooses_build
 from ascend_feasibility.domains.device.compiled_use import never_called
 from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
 from ascend_feasibility.domains.device.cudnn_conjunct import CUDNN_CONJUNCT, cudnn_conjunct
@@ -192,6 +194,9 @@ class _FileScan(PythonScan):
             entry_name, entry = self.index.cuda_entry(name)
             if call is not None and entry_name in PROCESS_COUNTS and _counts_launched_processes(self.unit):
                 self.hit("shell-process-count-cuda", entry_name, chain, entry.npu)
+            elif call is not None and entry_name == "torch.cuda.is_available" and self._build_file() \
+                    and only_chooses_build(call):
+                pass  # it picks what setup.py compiles: the build finding's (OPS062), no device call
             else:
                 arm = self._pytorch_arm(chain) if entry_name == "torch.cuda.is_available" else None
                 npu, seen = arm or (entry.npu, ())
@@ -396,6 +401,9 @@ class _FileScan(PythonScan):
             # `str(device).__contains__("cuda")` is `"cuda" in str(device)` spelt as a call: a comparison, not a device
             if not graph_constant_test(attribute.child_by_field_name("object")):  # a TorchScript constant's patch
                 self._device_test(parsing.text(call), call)
+
+    def _build_file(self) -> bool:
+        return file_role(self.unit.path, load_context_conventions().roles) == "build"
 
     def _pytorch_arm(self, node: Node) -> tuple[str | None, tuple[str, ...]] | None:
         """(npu, facets) of a CUDA test whose CUDA arm applies an autograd Function and whose else arm runs PyTorch
