@@ -380,6 +380,7 @@ def stays_on_host(call: Node, moved_in_statement: bool) -> bool:
 
 
 HAND_OUT_CALLS = frozenset({"register_buffer", "Parameter", "register_parameter"})
+READ_BACK = frozenset({"numpy", "tolist", "item"})
 
 
 def _handed_out(value: Node) -> bool:
@@ -387,6 +388,8 @@ def _handed_out(value: Node) -> bool:
     (`self.freqs = ...`), or registered as a buffer or a parameter."""
     current = value.parent
     while current is not None and current.type not in {"function_definition", "lambda", "class_definition", "module"}:
+        if current.type == "attribute" and parsing.text(current.child_by_field_name("attribute")) in READ_BACK:
+            return False  # `return table.float().numpy()`: what leaves is no tensor
         if current.type in {"return_statement", "yield"}:
             return True
         if current.type == "assignment":
