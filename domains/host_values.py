@@ -183,9 +183,11 @@ def _name_on_host(name: Node, depth: int, seen: frozenset) -> int:
     if function is None or (text, name.start_byte) in seen:
         return NO
     seen = seen | {(text, name.start_byte)}
-    values = []
+    values, conditional = [], False
+    body = function.child_by_field_name("body")
     for node in _nodes(function):
         if node.type == "assignment" and node.end_byte <= name.start_byte:
+            conditional = conditional or node.parent is None or node.parent.parent != body
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is None or right is None:
                 continue
@@ -195,19 +197,30 @@ def _name_on_host(name: Node, depth: int, seen: frozenset) -> int:
                 values.append(right)
             elif left.type in {"pattern_list", "tuple_pattern"} and text in {parsing.text(c) for c in left.named_children}:
                 values.append(right)  # `mean1, covariance1 = self.statistics(...)`: every value returned
-    if values:
+    if values and not (conditional and _parameter(function, text)):
         return _all(on_host(v, depth + 1, seen) for v in values)
+    if values:  # `if not torch.is_tensor(x): x = torch.tensor(x)`: the argument itself may still arrive as it was
+        return _all([*(on_host(v, depth + 1, seen) for v in values), _parameter_on_host(function, text, depth, seen)])
     return _parameter_on_host(function, text, depth, seen)
 
 
-def _parameter_on_host(function: Node, name: str, depth: int, seen: frozenset) -> int:
-    """Every call of the function in this file passes a host value for the parameter."""
+def _parameter(function: Node, name: str) -> bool:
+    return name in _parameter_names(function)
+
+
+def _parameter_names(function: Node) -> list[str]:
     parameters = function.child_by_field_name("parameters")
     names = []
     for child in parameters.named_children if parameters is not None else []:
         target = child if child.type == "identifier" else child.child_by_field_name("name") or (
             child.named_children[0] if child.named_children else None)
         names.append(parsing.text(target) if target is not None else "")
+    return names
+
+
+def _parameter_on_host(function: Node, name: str, depth: int, seen: frozenset) -> int:
+    """Every call of the function in this file passes a host value for the parameter."""
+    names = _parameter_names(function)
     if name not in names:
         return NO
     index = names.index(name)

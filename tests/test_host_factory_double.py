@@ -70,3 +70,8 @@ def test_norm_layer_assert_after_rebinding_or_under_autocast_is_flagged():
 
 def test_other_module_asserting_its_argument_stays_flagged():
     assert _prc005("Block", "torch.nn.Module", "        assert input.dtype == torch.float32\n")
+
+
+def test_parameter_rebound_only_on_one_arm_may_arrive_on_the_device():
+    assert _prc006("import torch\ndef flops(lengths):\n    if not torch.is_tensor(lengths):\n"
+                   "        lengths = torch.tensor(lengths, dtype=torch.long)\n    stats = {}\n    stats['f'] = lengths.max().double() * 2\n    return stats\n")
