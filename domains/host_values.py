@@ -8,8 +8,10 @@ its function in the same file passes a host value there (no call in the file: un
 file when every value it returns is. FID statistics are the shape: `features.detach().cpu().to(torch.float64)` in one
 method, the float64 covariance in the methods it feeds.
 
-A tensor made by a factory without `device=` is on the CPU too, but it is not counted here: such tables are usually
-moved to the device by another function (a RoPE table), so where that happens is not shown."""
+A tensor made by a factory without `device=` (BARE) is on the CPU too, unless the file sets a default device
+(`torch.set_default_device`, `torch.set_default_tensor_type` with a CUDA type, `with torch.device(...)`). Such a value
+counts as staying on the host only while it stays in its function: a table that is returned, stored on an attribute
+or registered as a buffer is usually moved to the device by another function (a RoPE table), where it is not seen."""
 
 from __future__ import annotations
 
@@ -124,7 +126,36 @@ def _default_device(call: Node) -> bool:
         if current.type == "with_statement" and "device(" in parsing.text(current.child(1) or current):
             return "cpu" not in parsing.text(current.child(1) or current)
         current = current.parent
-    return b"set_default_device" in parsing.root_of(call).text
+    return sets_default_device(call)
+
+
+def sets_default_device(node: Node) -> bool:
+    """Does the file call `torch.set_default_device(...)`, or `torch.set_default_tensor_type(...)` with a CUDA type
+    (`torch.cuda.FloatTensor`, "torch.cuda.HalfTensor")? Factories without `device=` then make device tensors."""
+    root = parsing.root_of(node)
+    key = (root.id, root.end_byte)
+    if not _DEFAULT_DEVICE or _DEFAULT_DEVICE[0] != key:
+        _DEFAULT_DEVICE[:] = [key, _default_device_call(root)]
+    return _DEFAULT_DEVICE[1]
+
+
+_DEFAULT_DEVICE: list = []  # [(root id, root end byte), whether the file sets a default device]: the file being scanned
+
+
+def _default_device_call(root: Node) -> bool:
+    try:
+        for current in parsing.walk(root, limit=MODULE_NODES, strict=True):
+            if current.type != "call":
+                continue
+            function = current.child_by_field_name("function")
+            last = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
+            if last == "set_default_device":
+                return True
+            if last == "set_default_tensor_type" and "cuda" in parsing.text(current.child_by_field_name("arguments")):
+                return True
+    except parsing.WalkLimit:
+        return True
+    return False
 
 
 def _grouped_on_host(items: Node, depth: int, seen: frozenset) -> int:
@@ -152,9 +183,11 @@ def _name_on_host(name: Node, depth: int, seen: frozenset) -> int:
     if function is None or (text, name.start_byte) in seen:
         return NO
     seen = seen | {(text, name.start_byte)}
-    values = []
+    values, conditional = [], False
+    body = function.child_by_field_name("body")
     for node in _nodes(function):
         if node.type == "assignment" and node.end_byte <= name.start_byte:
+            conditional = conditional or node.parent is None or node.parent.parent != body
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is None or right is None:
                 continue
@@ -164,19 +197,30 @@ def _name_on_host(name: Node, depth: int, seen: frozenset) -> int:
                 values.append(right)
             elif left.type in {"pattern_list", "tuple_pattern"} and text in {parsing.text(c) for c in left.named_children}:
                 values.append(right)  # `mean1, covariance1 = self.statistics(...)`: every value returned
-    if values:
+    if values and not (conditional and _parameter(function, text)):
         return _all(on_host(v, depth + 1, seen) for v in values)
+    if values:  # `if not torch.is_tensor(x): x = torch.tensor(x)`: the argument itself may still arrive as it was
+        return _all([*(on_host(v, depth + 1, seen) for v in values), _parameter_on_host(function, text, depth, seen)])
     return _parameter_on_host(function, text, depth, seen)
 
 
-def _parameter_on_host(function: Node, name: str, depth: int, seen: frozenset) -> int:
-    """Every call of the function in this file passes a host value for the parameter."""
+def _parameter(function: Node, name: str) -> bool:
+    return name in _parameter_names(function)
+
+
+def _parameter_names(function: Node) -> list[str]:
     parameters = function.child_by_field_name("parameters")
     names = []
     for child in parameters.named_children if parameters is not None else []:
         target = child if child.type == "identifier" else child.child_by_field_name("name") or (
             child.named_children[0] if child.named_children else None)
         names.append(parsing.text(target) if target is not None else "")
+    return names
+
+
+def _parameter_on_host(function: Node, name: str, depth: int, seen: frozenset) -> int:
+    """Every call of the function in this file passes a host value for the parameter."""
+    names = _parameter_names(function)
     if name not in names:
         return NO
     index = names.index(name)
@@ -322,7 +366,10 @@ def stays_on_host(call: Node, moved_in_statement: bool) -> bool:
     when it is bound to a name, no `name.to(device)` / `name.cuda()` later in the function."""
     function = call.child_by_field_name("function")
     receiver = function.child_by_field_name("object") if function is not None and function.type == "attribute" else None
-    if receiver is None or moved_in_statement or on_host(receiver) != PUT:
+    level = on_host(receiver) if receiver is not None and not moved_in_statement else NO
+    if level == NO or (level == BARE and _handed_out(call)):
+        return False
+    if level == BARE and _binding_handed_out(call):
         return False
     assignment = parsing.assignment_of(call)
     if assignment is None:
@@ -343,3 +390,48 @@ def stays_on_host(call: Node, moved_in_statement: bool) -> bool:
             if method in MOVES or (method == "to" and moves_to_device(node)):
                 return False
     return True
+
+
+HAND_OUT_CALLS = frozenset({"register_buffer", "Parameter", "register_parameter"})
+READ_BACK = frozenset({"numpy", "tolist", "item"})
+
+
+def _handed_out(value: Node) -> bool:
+    """The value leaves its function in its own statement: returned or yielded, stored on an attribute
+    (`self.freqs = ...`), or registered as a buffer or a parameter."""
+    current = value.parent
+    while current is not None and current.type not in {"function_definition", "lambda", "class_definition", "module"}:
+        if current.type == "attribute" and parsing.text(current.child_by_field_name("attribute")) in READ_BACK:
+            return False  # `return table.float().numpy()`: what leaves is no tensor
+        if current.type in {"return_statement", "yield"}:
+            return True
+        if current.type == "assignment":
+            left = current.child_by_field_name("left")
+            if left is not None and left.type == "attribute":
+                return True
+        if current.type == "call" and _hand_out_call(current):
+            return True
+        if current.type.endswith("statement") and current.type != "expression_statement":
+            return False
+        current = current.parent
+    return False
+
+
+def _binding_handed_out(value: Node) -> bool:
+    """The name its statement binds (`freqs = torch.arange(n).double() / n`) leaves the function later: `return freqs`,
+    `self.table = freqs`, `self.register_buffer("t", freqs)`."""
+    current = value.parent
+    while current is not None and current.type != "assignment" and not current.type.endswith(("statement", "definition")):
+        current = current.parent
+    left = current.child_by_field_name("left") if current is not None and current.type == "assignment" else None
+    scope = _function(value)
+    if left is None or left.type != "identifier" or scope is None:
+        return False
+    name = parsing.text(left)
+    return any(node.type == "identifier" and node.start_byte > current.end_byte and parsing.text(node) == name
+               and _handed_out(node) for node in _nodes(scope))
+
+
+def _hand_out_call(call: Node) -> bool:
+    function = call.child_by_field_name("function")
+    return function is not None and parsing.text(function).rsplit(".", 1)[-1] in HAND_OUT_CALLS

@@ -19,13 +19,13 @@ The table counts as built on the host when, in the function that makes it:
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.host_values import sets_default_device
 from tree_sitter import Node
 
 HOST_TABLE = "host-table"
 SCALAR_TYPES = frozenset({"int", "float", "bool", "str", "None", "Optional", "Union"})
 LITERALS = frozenset({"integer", "float", "string", "true", "false", "none", "unary_operator"})
 MOVES = frozenset({"cuda", "npu", "to", "type_as", "pin_memory"})
-DEFAULT_DEVICE_CALLS = frozenset({"set_default_device"})
 CONVERT_KEYWORDS = frozenset({"dtype", "copy", "non_blocking", "memory_format"})
 MAX_NODES = 5_000
 MAX_MODULE_NODES = 100_000
@@ -113,14 +113,14 @@ def _moves(call: Node) -> bool:
 
 
 def _sets_default_device(node: Node) -> bool:
-    """Does the file set a default device (torch.set_default_device, `with torch.device(...)`)?"""
+    """Does the file set a default device (host_values.sets_default_device, or any `with torch.device(...)`)?"""
+    if sets_default_device(node):
+        return True
     root = parsing.root_of(node)
     try:
         for current in parsing.walk(root, limit=MAX_MODULE_NODES, strict=True):
             if current.type == "call":
                 callee = parsing.text(current.child_by_field_name("function"))
-                if callee.rsplit(".", 1)[-1] in DEFAULT_DEVICE_CALLS:
-                    return True
                 if callee.endswith("device") and current.parent is not None and current.parent.type in {"with_item", "as_pattern"}:
                     return True
     except parsing.WalkLimit:

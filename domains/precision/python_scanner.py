@@ -24,6 +24,7 @@ from ascend_feasibility.domains.precision.float64_containers import reduced_thro
 from ascend_feasibility.domains.precision.float64_use import DETECTORS, fate_hit
 from ascend_feasibility.domains.precision.host_scripts import HOST_ONLY, host_only_script
 from ascend_feasibility.domains.precision.host_tables import HOST_TABLE, built_on_host
+from ascend_feasibility.domains.precision.norm_inputs import norm_input_assertion
 from ascend_feasibility.domains.precision.norm_scale import COMPUTED_SCALE, called_attributes, computed_scale
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import ADJACENT, PER_HEAD, pairing, per_head_table
@@ -215,6 +216,8 @@ class _PrecisionScan(PythonScan):
         pinned = found & ASSERTED_DTYPES
         if not pinned:
             return
+        if norm_input_assertion(assertion):
+            return  # a norm layer checking its own argument, no autocast in between: the same on every device
         if pinned <= FLOAT32 and self._float32_autocast_holds(assertion):
             return  # inside autocast(dtype=torch.float32), which the target's NPU autocast runs as CUDA's does
         if pinned <= FLOAT32 and promoted_float32(assertion):
