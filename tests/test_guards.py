@@ -1267,3 +1267,34 @@ def test_the_method_bindings_and_the_derived_names_share_one_query_of_the_units_
     guards.start_unit()
     assert [parsing.text(n) for n in guards.method_bindings(site)["_fast"]] == ["self._fast"]
     assert queried.count(assignments) == 2
+
+
+def test_the_units_assignments_come_from_its_combined_query_where_the_core_gives_them(monkeypatch):
+    """The core hands the reader the unit's tree and its assignments from the unit's combined query
+    (filework.ASSIGNMENTS_QUERY): no query of the reader's own then, the same answers; a node of another tree is read
+    with the reader's own query."""
+    from ascend_feasibility.analyzer.core.filework import ASSIGNMENTS_QUERY
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+
+    code = FLAG_CODE + "class B:\n    def __init__(self):\n        self.forward = self._fast\n"
+    unit = Unit("m.py", "python", SourceText.from_text(code))
+    queried = []
+    original = parsing.captures
+
+    def counting(query, node):
+        queried.append(query)
+        return original(query, node)
+
+    guards = reader()
+    guards.unit_assignments = lambda: (unit.tree(), unit.captures(ASSIGNMENTS_QUERY).get("assignment", []))
+    site = unit.tree().descendant_for_point_range(node_at(code, "class A").start_point, node_at(code, "class A").end_point)
+    unit.captures(ASSIGNMENTS_QUERY)  # the combined query, as the core has run it by then
+    monkeypatch.setattr(parsing, "captures", counting)
+    assert guards._requires_fallback(site) == {"self.use_flash_attn": "has_flash_attn"}
+    assert [parsing.text(n) for n in guards.method_bindings(site)["_fast"]] == ["self._fast"]
+    assert queried == []
+    guards.start_unit()
+    guards.unit_assignments = lambda: (unit.tree(), unit.captures(ASSIGNMENTS_QUERY).get("assignment", []))
+    assert [parsing.text(n) for n in guards.method_bindings(node_at(code, "class A"))["_fast"]] == ["self._fast"]
+    assert queried == [parsing.query("python", g.ASSIGNMENTS)]  # another tree than the unit's: its own query

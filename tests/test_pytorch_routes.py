@@ -228,3 +228,28 @@ def test_a_cpu_test_in_front_of_a_host_op_or_numpy_is_no_pytorch_path(tmp_path):
     numpy = UPFIRDN.replace("import torch\n", "import numpy as np\nimport torch\n", 1).replace(
         "    return torch.flip(x, [2])[..., max(1, 0):]\n", "    return torch.from_numpy(np.flip(x.numpy(), 2))\n")
     assert ("OPS093", "pkg/graph_conv.py") not in _tree(tmp_path / "b", numpy)
+
+
+def test_a_function_the_file_names_only_in_its_def_is_read_for_no_route(monkeypatch):
+    """A module-level function spelt once in its file (its own `def`) is called nowhere in it: as a route found by
+    structure it could select nothing, so it is not read (three walks of its body each); the record the called twin
+    gives is the same with or without it."""
+    from ascend_feasibility.analyzer.reading import parsing
+    from ascend_feasibility.domains.custom_ops import pytorch_routes as routes
+
+    once = UPFIRDN + "\n\ndef unused_resample(x):\n    return torch.flip(x, [2])\n"
+    read = []
+    extension_ops = routes._extension_ops
+    monkeypatch.setattr(routes, "_extension_ops", lambda node: read.append(node) or extension_ops(node))
+    alone = routes.pytorch_routes(parsing.parse("python", UPFIRDN.encode()), "pkg/graph_conv.py")
+    assert ("resample", "cpu-test") in [(r.route, r.kind) for r in alone]
+    read.clear()
+    found = routes.pytorch_routes(parsing.parse("python", once.encode()), "pkg/graph_conv.py")
+    assert found == alone
+    named = [parsing.text(n.child_by_field_name("name")) for n in read if n.type == "function_definition"]
+    assert "resample" in named and "unused_resample" not in named
+    # named twice (called once), it is read, and being called outside any test still selects nothing
+    twice = once + "\n\ny = unused_resample(None)\n"
+    read.clear()
+    assert routes.pytorch_routes(parsing.parse("python", twice.encode()), "pkg/graph_conv.py") == alone
+    assert "unused_resample" in [parsing.text(n.child_by_field_name("name")) for n in read if n.type == "function_definition"]

@@ -124,18 +124,21 @@ def _bound_here(identifier: Node) -> bool:
 
 
 # `if name:` / `elif not name:`: the only tests a function object decides (tested_name); `if` statements with none
-# are never walked for their arms
-_TESTED = parsing.query("python", """
+# are never walked for their arms. The phase facts read its captures from the unit's combined query (TESTED_KEY).
+TESTED_QUERY = """
 (if_statement condition: [(identifier) (not_operator) (parenthesized_expression)] @condition)
 (elif_clause condition: [(identifier) (not_operator) (parenthesized_expression)] @condition)
-""")
+"""
 
 
-def dead_arms(root: Node, prefixes: frozenset[str], suffixes: frozenset[str]) -> list[tuple[Node, str]]:
+def dead_arms(root: Node, prefixes: frozenset[str], suffixes: frozenset[str],
+              conditions: list[Node] | None = None) -> list[tuple[Node, str]]:
     """The arms of the unit that a test naming a function without calling it never lets run, as the guards read one
     arm at a time (guards.py _function_object_arm), here for the whole unit: every arm after `if name:` (or `elif
-    name:`), and the body of `if not name:`. (arm, why) in source order; an arm inside a dead one is left out."""
-    conditions = parsing.captures(_TESTED, root).get("condition", [])
+    name:`), and the body of `if not name:`. (arm, why) in source order; an arm inside a dead one is left out.
+    `conditions`: TESTED_QUERY's `condition` captures over `root` in source order, where the caller has them."""
+    if conditions is None:
+        conditions = parsing.captures(parsing.query("python", TESTED_QUERY), root).get("condition", [])
     tested = [(c, found) for c in conditions if (found := tested_name(c)) is not None]
     # function_names walks the whole unit: only where a tested name may be one (an imported helper-shaped name, or a
     # name the unit defines with `def`), which few files have

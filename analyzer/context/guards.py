@@ -122,6 +122,8 @@ class GuardReader:
         # the unit's tree and its import statements in source order, when its combined query has them (set per unit
         # by the core): import_statements reads them from there
         self.unit_imports: Callable[[], tuple[Node, list[Node]]] | None = None
+        # the unit's tree and its assignments in source order, from its combined query (set per unit by the core)
+        self.unit_assignments: Callable[[], tuple[Node, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self._literal_flags: dict[int, tuple[bool, Node, bool] | None] = {}  # a condition's literal flag
         self._flag_assignments: dict[tuple[int, str], Node | None] = {}  # a tested name's only assignment (literal_flags)
@@ -255,7 +257,9 @@ class GuardReader:
         """The first 5000 assignments of the tree `root`, in source order: one query per unit for the method bindings
         and the availability flags' derived names alike."""
         if self._assignments_read is None or self._assignments_read[0] != root:
-            found = parsing.captures(parsing.query("python", ASSIGNMENTS), root).get("assignment", [])[:5000]
+            given = self.unit_assignments() if self.unit_assignments is not None else None
+            found = (given[1] if given is not None and given[0] == root else
+                     parsing.captures(parsing.query("python", ASSIGNMENTS), root).get("assignment", []))[:5000]
             self._assignments_read = (root, found)
         return self._assignments_read[1]
 

@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.context.feature_gates import (
     unread_after,
 )
 from ascend_feasibility.analyzer.context.guards import (
+    ASSIGNMENTS,
     GuardReader,
     exits_early,
     only_calls,
@@ -80,6 +81,8 @@ from tree_sitter import Node
 DECORATED_QUERY = register_query("decorated_definitions", DECORATED_DEFINITIONS, alone=True)  # read in few units
 # every class's name, for the predicate helpers a condition calls (`Class.name(...)`: analyzer/context/predicate_helpers.py)
 CLASS_NAMES_QUERY = register_query("class_names", CLASSES)
+# every assignment, for the guard readers' method bindings and availability flags (GuardReader._assignments)
+ASSIGNMENTS_QUERY = register_query("assignments", ASSIGNMENTS)
 
 
 @dataclass
@@ -181,6 +184,7 @@ class FileWorker:
         self.guards.unit_calls = None
         self.guards.predicates.unit_definitions = None
         self.guards.unit_imports = None
+        self.guards.unit_assignments = None
         return result
 
     def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
@@ -302,6 +306,7 @@ class FileWorker:
             self.guards.unit_calls = None
             self.guards.predicates.unit_definitions = None
             self.guards.unit_imports = None
+            self.guards.unit_assignments = None
 
     def _kernel_contracts(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
         """Each dtype assert or device buffer that only serves a kernel call of an autograd Function, with the
@@ -560,6 +565,8 @@ class FileWorker:
         self.guards.unit_calls = (lambda: unit.captures(CALLS_BY_NAME_QUERY)) if unit.kind == "python" else None
         self.guards.predicates.unit_definitions = (lambda: _unit_definitions(unit)) if unit.kind == "python" else None
         self.guards.unit_imports = (lambda: _unit_imports(unit)) if unit.kind == "python" else None
+        self.guards.unit_assignments = (lambda: (unit.tree(), unit.captures(ASSIGNMENTS_QUERY).get("assignment", []))) \
+            if unit.kind == "python" else None
 
     def _import_reach(self, unit: Unit, statement) -> str:
         """The reach of an import statement, read as a CUDA-only feature would be (what a guarded kernel module gets)."""

@@ -66,7 +66,10 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
             if left is not None and left.type == "identifier" and right is not None and right.type == "attribute" \
                     and parsing.text(right.child_by_field_name("attribute")) == "apply":
                 aliases[parsing.text(left)] = parsing.text(right.child_by_field_name("object"))
+    twins = {stem for name in top if name.endswith(ROUTE_SUFFIXES) for stem in _stems(name)}
+    data = root.text or b""
     candidates = {name: d for name, d in top.items() if d.type == "function_definition"
+                  and (name.endswith(ROUTE_SUFFIXES) or name in twins or not _named_once(name, data))
                   and not _extension_ops(d) and not _applies(d) and _loop_depth(d) < PER_ELEMENT_DEPTH}
     routes = {name: d for name, d in candidates.items() if name.endswith(ROUTE_SUFFIXES)}
     found = _forward_only(top, path)
@@ -97,10 +100,7 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
         named = name.endswith(ROUTE_SUFFIXES)
         record = _selected(name, calls, definition, reached, path, device_only=not named)
         if record is None and named:
-            stem = name.lstrip("_")
-            for suffix in ROUTE_SUFFIXES:
-                stem = stem.removesuffix(suffix)
-            twin = next((n for n in (stem, f"_{stem}") if n in top and n not in routes), None)
+            twin = next((n for n in _stems(name) if n in top and n not in routes), None)
             if twin is not None:
                 ops, names = reached([top[twin]])
                 if ops:
@@ -110,6 +110,22 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
         if record is not None:
             found.append(record)
     return found
+
+
+def _stems(name: str) -> tuple[str, str]:
+    """The names of a named route's sibling (`sample_pdf_python` -> `sample_pdf`, `_sample_pdf`)."""
+    stem = name.lstrip("_")
+    for suffix in ROUTE_SUFFIXES:
+        stem = stem.removesuffix(suffix)
+    return stem, f"_{stem}"
+
+
+def _named_once(name: str, data: bytes) -> bool:
+    """The file's bytes spell `name` once, in its own definition: nothing in the file calls it or applies it, so as a
+    route found by structure it selects nothing (no call of it sits under a test), and `reached` never meets it. Such
+    a function is not read for routes (three walks of its body each); a stem of a named route is kept whatever its
+    count (a route, it is no sibling)."""
+    return data.count(name.encode("utf-8")) == 1
 
 
 def _forward_only(top: dict[str, Node], path: str) -> list[RouteRecord]:

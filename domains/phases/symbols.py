@@ -15,7 +15,7 @@ from collections import Counter
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.dead_stores import effect_free
-from ascend_feasibility.analyzer.context.function_objects import dead_arms
+from ascend_feasibility.analyzer.context.function_objects import TESTED_QUERY, dead_arms
 from ascend_feasibility.analyzer.context.written_names import (
     DEAD_ARM_USER,
     MAIN_BLOCK_USER,
@@ -26,11 +26,12 @@ from ascend_feasibility.analyzer.context.written_names import (
 )
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
-from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
+from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit, register_query
 from ascend_feasibility.domains.phases.prose import without_prose
 from tree_sitter import Node
 
 DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
+TESTED_KEY = register_query("function_object_tests", TESTED_QUERY)  # function_objects.dead_arms' conditions
 # byte tables (bytes.translate runs at memory speed; UTF-8 bytes of non-ASCII letters are kept, so names stay whole)
 _SPACES = NAME_BYTES
 _DOTTED = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) in "_." else 32 for c in range(256))
@@ -510,7 +511,8 @@ def _dead_arms(unit: Unit) -> list[tuple[int, int, str]]:
     from ascend_feasibility.knowledge import load_context_conventions
     guards = load_context_conventions().guards
     return [(arm.start_byte, arm.end_byte, DEAD_ARM_USER + why) for arm, why in
-            dead_arms(unit.tree(), frozenset(guards.gate_prefixes), frozenset(guards.gate_suffixes))]
+            dead_arms(unit.tree(), frozenset(guards.gate_prefixes), frozenset(guards.gate_suffixes),
+                      unit.captures(TESTED_KEY).get("condition", []))]
 
 
 def _split(zones: list[tuple[int, int, str | None]], dead: list[tuple[int, int, str]]) -> list[tuple[int, int, str | None]]:
