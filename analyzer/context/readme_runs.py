@@ -22,6 +22,7 @@ import posixpath
 import re
 from collections.abc import Callable
 
+from ascend_feasibility.analyzer.context.library_trainers import runs_in_source
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -33,7 +34,6 @@ from ascend_feasibility.analyzer.reading.install_docs import (
     run_scripts,
 )
 from ascend_feasibility.analyzer.reading.python_names import ImportTable
-from ascend_feasibility.domains.phases.library_trainers import runs_in_source
 
 
 def readme_run_examples(readme: str, paths: list[str], conventions, overrides: dict[str, list[str]] | None,

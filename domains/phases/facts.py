@@ -36,6 +36,8 @@ from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.context.env_switches import env_arm
+from ascend_feasibility.analyzer.context.library_trainers import ROOTS as TRAINER_ROOTS
+from ascend_feasibility.analyzer.context.library_trainers import RUN_PHASES, TRAINING_RUNS, library_trainer, trainer_runs
 from ascend_feasibility.analyzer.context.overwritten_arguments import overwritten_arguments
 from ascend_feasibility.analyzer.context.platform_selectors import PlatformMethod, platform_methods
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
@@ -59,8 +61,6 @@ from ascend_feasibility.domains.phases.config_modules import is_config_module
 from ascend_feasibility.domains.phases.dict_built_classes import dict_built_classes
 from ascend_feasibility.domains.phases.extension_users import caught_import_users, extension_users, imported_name_lines
 from ascend_feasibility.domains.phases.joined_paths import joined_path
-from ascend_feasibility.domains.phases.library_trainers import ROOTS as TRAINER_ROOTS
-from ascend_feasibility.domains.phases.library_trainers import RUN_PHASES, TRAINING_RUNS, library_trainer, trainer_runs
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.prose import PROSE_KEY, without_prose
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
