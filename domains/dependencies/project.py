@@ -236,7 +236,10 @@ def analyze_dependencies(
         # shown, uncounted: the line a port changes, though not a step every user of the project needs
         lazy = Place(reach="optional", reason=f"{fact.path}:{fact.line}: imported inside a function, class or try block, "
                      "where an optional feature loads it") if fact.optional else None
-        emit.import_site("cuda-only-import", name, fact, place=lazy)
+        port = kb.package(name)
+        port_hours = port.port_hours if port is not None else None
+        emit.import_site("cuda-only-import", name, fact, place=lazy, facets=(FEATURE_PORT,) if port_hours else (),
+                         effort=port_hours)
 
     torch_sites = by_package.get("torch", [])
     target = factory.target.release
@@ -403,9 +406,10 @@ class _Emitter:
         return file_context.reach == "runs" and file_context.role in COUNTED_ROLES
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
-                    facets: tuple[str, ...] = (), sites: list[str] | None = None) -> None:
+                    facets: tuple[str, ...] = (), sites: list[str] | None = None,
+                    effort: tuple[float, float] | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
-                           facets=facets), place, sites)
+                           facets=facets, effort=effort), place, sites)
 
 
 def _cuda_build(site: Declaration) -> tuple[str, ...]:
@@ -415,6 +419,8 @@ def _cuda_build(site: Declaration) -> tuple[str, ...]:
 
 
 NOT_IMPORTED = "not-imported"
+# the package's feature moves onto its replacement (the catalogue's port_hours): more than a guarded import (DEP020)
+FEATURE_PORT = "feature-port"
 FORK_OFF_TARGET = "fork-off-target"
 
 
