@@ -54,3 +54,11 @@ def test_torch_scatter_functions_name_their_own_route(tmp_path):
     assert "scatter_reduce_" in by_symbol["torch_scatter.scatter_max"]
     assert "fp32 and int64" in by_symbol["torch_scatter.scatter_max"]
     assert "mx_driving.scatter_max" in by_symbol["torch_scatter.scatter_max"]
+
+
+def test_the_port_is_priced_once_however_many_files_import_spconv(tmp_path):
+    findings = _findings(tmp_path, {"a_backbone.py": "import torch\nimport spconv.pytorch as spconv\nc = spconv.SubMConv3d(4, 4, 3)\n",
+                                    "b_head.py": "import torch\nfrom spconv.pytorch import SparseConv3d\nc = SparseConv3d(4, 4, 3)\n",
+                                    "train.py": "import torch\nimport a_backbone\nimport b_head\n"})
+    prices = sorted((f.path, f.effort_hours.low, f.effort_hours.high) for f in findings if f.rule == "DEP020")
+    assert prices == [("a_backbone.py", 8.0, 40.0), ("b_head.py", 0.1, 0.5)]
