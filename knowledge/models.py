@@ -642,6 +642,12 @@ class PackageRecord(_Record):
         "them working): each call is a finding (DEP030)",
     )
     calls: list[PackageCall] = Field(default_factory=list, description="replacements of calls into the package")
+    port_hours: tuple[float, float] | None = Field(
+        default=None,
+        description="hours to move what the project builds on the package onto its replacement, where that is more "
+        "than guarding a failing import (spconv: a sparse backbone moved onto mx_driving's sparse modules): the "
+        "import's finding (DEP020) is priced so",
+    )
     torch_pairs: dict[str, str] = Field(
         default_factory=dict,
         description="the release (or release line) of this package built for a torch version or major.minor "

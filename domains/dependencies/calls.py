@@ -39,10 +39,18 @@ def cuda_only_calls(kb) -> dict[str, str]:
             for call in r.calls for name in call.names}
 
 
+def replaced_part_calls(kb) -> dict[str, str]:
+    """Qualified name -> distribution, for the `calls` entries of packages needing replacement whose other calls keep
+    working once the package is rebuilt for Ascend (no calls_change): the parts that have no Ascend kernel even then
+    (detectron2's DeformConv, whose kernels are CUDA-only while the rest of its _C builds without CUDA)."""
+    return {name: r.name for r in kb.packages.values() if r.classification in REPLACED and not r.calls_change
+            for call in r.calls for name in call.names}
+
+
 def catalogued_calls(kb) -> dict[str, str]:
     """Qualified name -> distribution, for every `[[package.calls]]` entry of a package whose calls have to change:
     the CUDA-only parts of compatible packages, and the catalogued functions of packages needing replacement."""
-    names = {name: r.name for r in kb.packages.values() if r.classification in REPLACED and r.calls_change
+    names = {name: r.name for r in kb.packages.values() if r.classification in REPLACED
              for call in r.calls for name in call.names}
     return names | cuda_only_calls(kb)
 
@@ -73,7 +81,8 @@ def handed_on_to_call(node: Node) -> bool:
 
 
 def _trigger_modules(kb) -> tuple[str, ...]:
-    return tuple(sorted(replaced_modules(kb) | {name.split(".")[0] for name in cuda_only_calls(kb)}))
+    parts = cuda_only_calls(kb) | replaced_part_calls(kb)
+    return tuple(sorted(replaced_modules(kb) | {name.split(".")[0] for name in parts}))
 
 
 class _PackageCallScan(PythonScan):
@@ -88,6 +97,7 @@ class _PackageCallScan(PythonScan):
         cuda_free = cuda_free_arguments(kb)
         found: list[tuple[Reference, str]] = []
         catalogued = catalogued_calls(kb)
+        replaced_parts = replaced_part_calls(kb)
         for reference in unit_references(self.unit):
             root = reference.name.split(".")[0]
             if reference.call is None and reference.name in catalogued and handed_on_to_call(reference.node) \
@@ -102,6 +112,9 @@ class _PackageCallScan(PythonScan):
                     continue  # its literal arguments keep it off the CUDA part (ConvLayer(..., activate=False))
                 self.hits.append(Hit(self.index.code_for(CUDA_ONLY_DETECTOR), reference.name, Span.of(reference.node),
                                      cuda_only[reference.name]))
+                continue
+            if reference.call is not None and reference.name in replaced_parts and not self._spoken_for(reference):
+                found.append((reference, replaced_parts[reference.name]))
                 continue
             if reference.call is None or root not in modules or self._spoken_for(reference):
                 continue

@@ -227,7 +227,9 @@ def analyze_dependencies(
         _, name, shown, place = imports[0]
         emit.import_site(RULE_BY_CLASS["unsupported"], name, shown, place=place, facets=facets,
                          sites=[f"{path}:{line}" for line, *_ in imports] if len(imports) > 1 else None)
-    for name, fact in failing_imports(imported, kb):
+    failing = failing_imports(imported, kb)
+    porting = _port_sites(failing, emit, kb)
+    for name, fact in failing:
         if (fact.path, name) in unsupported_at:
             # DEP002 at this file's import already says the package has no Ascend counterpart and its feature goes;
             # DEP020's "guard the import, fall back to the NPU implementation" has none to fall back to (round 19 B2 24)
@@ -236,7 +238,10 @@ def analyze_dependencies(
         # shown, uncounted: the line a port changes, though not a step every user of the project needs
         lazy = Place(reach="optional", reason=f"{fact.path}:{fact.line}: imported inside a function, class or try block, "
                      "where an optional feature loads it") if fact.optional else None
-        emit.import_site("cuda-only-import", name, fact, place=lazy)
+        port = porting.get(name)
+        port_hours = port[1] if port is not None and port[0] is fact else None
+        emit.import_site("cuda-only-import", name, fact, place=lazy, facets=(FEATURE_PORT,) if port_hours else (),
+                         effort=port_hours)
 
     torch_sites = by_package.get("torch", [])
     target = factory.target.release
@@ -403,9 +408,10 @@ class _Emitter:
         return file_context.reach == "runs" and file_context.role in COUNTED_ROLES
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
-                    facets: tuple[str, ...] = (), sites: list[str] | None = None) -> None:
+                    facets: tuple[str, ...] = (), sites: list[str] | None = None,
+                    effort: tuple[float, float] | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
-                           facets=facets), place, sites)
+                           facets=facets, effort=effort), place, sites)
 
 
 def _cuda_build(site: Declaration) -> tuple[str, ...]:
@@ -414,7 +420,24 @@ def _cuda_build(site: Declaration) -> tuple[str, ...]:
     return ("cuda-build",) if site.local_version.startswith(CUDA_BUILD_LABELS) else ()
 
 
+def _port_sites(failing: list[tuple[str, ImportFact]], emit: _Emitter,
+                kb: KnowledgeBase) -> dict[str, tuple[ImportFact, tuple[float, float]]]:
+    """Package -> (the import that carries its port, the port's hours), for the failing packages with port_hours: the
+    move onto the replacement is one piece of work however many files import the package (mmdetection3d imports spconv
+    in eight), so one import carries it, the first that runs in counted code where there is one; the others keep the
+    guard's price."""
+    sites: dict[str, tuple[ImportFact, tuple[float, float]]] = {}
+    for name, fact in sorted(failing, key=lambda item: (item[1].optional or not emit.counts(item[1].path),
+                                                         item[1].path, item[1].line)):
+        record = kb.package(name)
+        if record is not None and record.port_hours is not None and name not in sites:
+            sites[name] = (fact, record.port_hours)
+    return sites
+
+
 NOT_IMPORTED = "not-imported"
+# the package's feature moves onto its replacement (the catalogue's port_hours): more than a guarded import (DEP020)
+FEATURE_PORT = "feature-port"
 FORK_OFF_TARGET = "fork-off-target"
 
 
