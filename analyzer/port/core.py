@@ -178,8 +178,10 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
                 result.outcomes.append(SiteOutcome(finding, reason=f"file left unpatched: {loaded}"))
             continue
         parsed[path] = loaded
-    # a script whose every device is the host (a weight dumper, a CPU export) gets no Step 0 (host_device.py)
-    entries = [path for path in entries if path not in parsed or not _host_script(parsed[path][1], by_path.get(path, []))]
+    # a script whose every device is the host (a weight dumper, a CPU export) gets no Step 0 (host_device.py); with
+    # --transfer-to-npu, Step 0 also maps the CUDA code the script reaches through its imports, which is not read here
+    entries = [path for path in entries if path not in parsed or options.transfer_to_npu
+               or not _host_script(parsed[path][1], by_path.get(path, []))]
     result.entries = entries
     rescan = Rescan(getattr(getattr(report, "target", None), "torch_npu", None))
     for path, found in by_path.items():  # the report names a rule once per line: each of its sites is rewritten
