@@ -109,9 +109,9 @@ def _torch_call_on_host(call: Node, callee: str, last: str, depth: int, seen: fr
         if device is None and _default_device(call):
             return NO  # `with torch.device("cuda"):` or `torch.set_default_device(...)`: factories follow it
         if device is None:
-            return BARE if not last.endswith("_like") else _all(on_host(v, depth + 1, seen) for v in _positional(call)[:1])
+            return BARE if not last.endswith("_like") else _all(on_host(v, depth + 1, seen) for v in positional_arguments(call)[:1])
         return device_on_host(device, depth, seen)
-    values = _positional(call)
+    values = positional_arguments(call)
     if last in GROUPING:
         return _grouped_on_host(values[0], depth, seen) if values else NO
     tensors = [v for v in values if v.type not in {"integer", "float", "string", "keyword_argument"}]
@@ -173,7 +173,7 @@ def _grouped_on_host(items: Node, depth: int, seen: frozenset) -> int:
         if node.type == "call":
             target = node.child_by_field_name("function")
             if (target is not None and target.type == "attribute" and parsing.text(target) in {f"{name}.append", f"{name}.extend"}):
-                appended.extend(_positional(node)[:1])
+                appended.extend(positional_arguments(node)[:1])
     return _all(on_host(v, depth + 1, seen) for v in appended)
 
 
@@ -232,7 +232,7 @@ def _parameter_on_host(function: Node, name: str, depth: int, seen: frozenset) -
     for call in calls:
         value = keywords(call).get(name)
         if value is None:
-            values = _positional(call)
+            values = positional_arguments(call)
             value = values[index] if 0 <= index < len(values) else None
         if value is None:
             return NO
@@ -352,10 +352,10 @@ def _all(levels) -> int:
 
 def tensor_arguments(call: Node) -> list[Node]:
     """A call's positional arguments that may be tensors (not numbers, strings or sizes)."""
-    return [v for v in _positional(call) if v.type != "string" and not _scalar(v)]
+    return [v for v in positional_arguments(call) if v.type != "string" and not _scalar(v)]
 
 
-def _positional(call: Node) -> list[Node]:
+def positional_arguments(call: Node) -> list[Node]:
     arguments = call.child_by_field_name("arguments")
     return [c for c in (arguments.named_children if arguments is not None else [])
             if c.type not in {"keyword_argument", "comment", "list_splat", "dictionary_splat"}]

@@ -49,6 +49,7 @@ from ascend_feasibility.analyzer.port.files import (
 )
 from ascend_feasibility.analyzer.port.flag_picks import flag_picks_rewritten_device
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
+from ascend_feasibility.analyzer.port.host_device import HOST_PICK_REASON, host_device_picks
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.launch_modes import module_launched
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
@@ -166,7 +167,6 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         of_file.setdefault(finding.path, []).append(finding)
     entries = [path for path in entries if not unimportable(of_file.get(path, []))]
     launches = _kernel_launches(report)
-    result.entries = entries
     parsed: dict[str, tuple[bytes, object]] = {}
     for path in sorted(p for p in by_path if p.endswith(SHELL_SUFFIXES)):
         _rewrite_script(root, path, by_path.pop(path), result)
@@ -178,6 +178,11 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
                 result.outcomes.append(SiteOutcome(finding, reason=f"file left unpatched: {loaded}"))
             continue
         parsed[path] = loaded
+    # a script whose every device is the host (a weight dumper, a CPU export) gets no Step 0 (host_device.py); with
+    # --transfer-to-npu, Step 0 also maps the CUDA code the script reaches through its imports, which is not read here
+    entries = [path for path in entries if path not in parsed or options.transfer_to_npu
+               or not _host_script(parsed[path][1], by_path.get(path, []))]
+    result.entries = entries
     rescan = Rescan(getattr(getattr(report, "target", None), "torch_npu", None))
     for path, found in by_path.items():  # the report names a rule once per line: each of its sites is rewritten
         if path in parsed and any(kb.rules[f.rule].edit is not None for f in found):
@@ -606,6 +611,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                         if own_abstraction else "no import path from this file to the device module"
                     outcome.changes.clear()
     _hold_checks_of_unmoved_models(path, tree, rewrite.sites, elsewhere)
+    _hold_host_picks(tree, rewrite.sites)
     _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
     _hold_under_cuda_guards(rewrite.sites, kb, guarded)
     # a check held with its twin, or before an early exit the patch leaves, holds what it guards
@@ -671,6 +677,25 @@ def _hold_checks_of_unmoved_models(path: str, tree, sites: list[SiteOutcome],
             if why is not None:
                 outcome.reason = why
                 outcome.changes.clear()
+
+
+def _host_script(tree, findings: list[Finding]) -> bool:
+    """Every device the file names is the host, and each site port would rewrite there is a pick it leaves."""
+    picks = host_device_picks(tree)
+    return picks is not None and all(_in_statements(f.line, picks) for f in findings)
+
+
+def _in_statements(line: int, statements) -> bool:
+    return any(s.start_point.row + 1 <= line <= s.end_point.row + 1 for s in statements)
+
+
+def _hold_host_picks(tree, sites: list[SiteOutcome]) -> None:
+    """A device pick of a script whose work stays on the host, read only as a checkpoint's map_location (host_device.py)."""
+    picks = host_device_picks(tree) if any(o.reason is None and o.changes for o in sites) else None
+    for outcome in sites:
+        if picks and outcome.reason is None and outcome.changes and _in_statements(outcome.finding.line, picks):
+            outcome.reason = HOST_PICK_REASON
+            outcome.changes.clear()
 
 
 def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded: "Guarded") -> None:

@@ -108,8 +108,9 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
     while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
         if parent.type == "not_operator":
             negated = not negated
-        elif parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) != "and":
-            through_or = True
+        elif parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) != "and" \
+                and not _cuda_test(parent):
+            through_or = True  # (`x == "cuda" or x == torch.device("cuda")` is one test: its arms are the test's)
         child, parent = parent, parent.parent
     if through_or and (parent is None or parent.type != "assert_statement"):
         parent = None  # `if a or x == "cuda"`: which arm runs on NPU depends on `a`; an assert still fails loudly
@@ -668,6 +669,34 @@ def provider_choice(test: Node, imports: ImportTable) -> bool:
     child, parent, negated = _holder(test)
     arm = _arms(child, parent, negated)[0]
     return arm is not None and _picks_runtime_provider(arm) and not cuda_specifics(test, imports)
+
+
+def _cuda_test(node: Node) -> bool:
+    """A positive test naming "cuda" (`x == "cuda"`, `x == torch.device("cuda")`, `"cuda" in x`,
+    `x.startswith("cuda")`), or an `or` of such tests."""
+    if node.type == "parenthesized_expression":
+        return bool(node.named_children) and _cuda_test(node.named_children[0])
+    if node.type == "boolean_operator":
+        return parsing.text(node.child_by_field_name("operator")) == "or" \
+            and all(_cuda_test(node.child_by_field_name(side)) for side in ("left", "right"))
+    if node.type == "comparison_operator":
+        return not _negative(node) and any(_names_cuda(operand) for operand in node.named_children)
+    if node.type == "call":
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        return function is not None and function.type == "attribute" \
+            and parsing.text(function.child_by_field_name("attribute")) == "startswith" \
+            and arguments is not None and any(_names_cuda(a) for a in arguments.named_children)
+    return False
+
+
+def _names_cuda(operand: Node) -> bool:
+    """A "cuda" literal (or a collection of them), or `torch.device` of one."""
+    if literals.cuda_literal_in(operand) is not None:
+        return True
+    arguments = operand.child_by_field_name("arguments") if operand.type == "call" else None
+    return arguments is not None and parsing.text(operand.child_by_field_name("function")).endswith("device") \
+        and any(literals.cuda_literal_in(a) is not None for a in arguments.named_children[:1])
 
 
 def _compares_setting(test: Node) -> bool:
