@@ -156,6 +156,16 @@ def assignment_of(value: Node) -> Node | None:
         else None
 
 
+def name_bound_by_statement(value: Node) -> tuple[Node, Node] | None:
+    """The identifier and the expression statement of `name = value` standing as a statement of its own, else None."""
+    assignment = assignment_of(value)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
+    statement = assignment.parent if assignment is not None else None
+    if left is None or left.type != "identifier" or statement is None or statement.type != "expression_statement":
+        return None
+    return left, statement
+
+
 def over_budget(root: Node) -> str | None:
     """Why a tree is too big or too deep to query (a reason for `skipped`), or None. Iterative; stops at the limit."""
     count = root.descendant_count

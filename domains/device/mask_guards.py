@@ -48,13 +48,10 @@ def bound_read_guards_own_write(literal: Node) -> bool:
     `not v`) writing M in a mapping, every other statement of that arm writing another variable of the mapping, binding
     `v` again or logging, an `else` only logging, and `v` named nowhere after the `if` in the function or module."""
     call = literal.parent.parent if literal.parent is not None else None
-    assignment = call.parent if call is not None and call.type == "call" else None
-    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+    bound = parsing.name_bound_by_statement(call) if call is not None and call.type == "call" else None
+    if bound is None:
         return False
-    name = assignment.child_by_field_name("left")
-    statement = assignment.parent
-    if name is None or name.type != "identifier" or statement is None or statement.type != "expression_statement":
-        return False
+    name, statement = bound
     test = statement.next_named_sibling
     while test is not None and test.type == "comment":
         test = test.next_named_sibling
@@ -97,15 +94,15 @@ def _asks_name_unset(condition: Node, name: str) -> bool:
 
 def _other_write(statement: Node) -> bool:
     """`X["NAME"] = v`: a write of a variable in a mapping (CUDA_DEVICE_ORDER beside the mask)."""
-    assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-    left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+    assignment = parsing.statement_assignment(statement)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
     key = left.child_by_field_name("subscript") if left is not None and left.type == "subscript" else None
     return key is not None and key.type == "string"
 
 
 def _rebinds(statement: Node, name: str) -> bool:
-    assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-    left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+    assignment = parsing.statement_assignment(statement)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
     return left is not None and left.type == "identifier" and parsing.text(left) == name
 
 
@@ -130,8 +127,8 @@ def identity_default(literal: Node) -> bool:
 
 def _mask_write(statement: Node, mask: str) -> str | None:
     """The mapping's text of `X[M] = v` as an expression statement, or None for anything else."""
-    assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-    left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+    assignment = parsing.statement_assignment(statement)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
     if left is None or left.type != "subscript":
         return None
     key, mapping = left.child_by_field_name("subscript"), left.child_by_field_name("value")

@@ -24,13 +24,10 @@ MAX_STATEMENTS = 50  # the unwrapping follows the load within a few lines
 def unwrapped_after_load(call: Node) -> bool:
     """Is this DataParallel call bound to a name that the same block only loads a state dict into (or moves) and then
     unwraps with `.module`?"""
-    assignment = call.parent
-    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+    bound = parsing.name_bound_by_statement(call)
+    if bound is None:
         return False
-    left = assignment.child_by_field_name("left")
-    statement = assignment.parent
-    if left is None or left.type != "identifier" or statement is None or statement.type != "expression_statement":
-        return False
+    left, statement = bound
     name = parsing.text(left)
     loaded = False
     following = statement.next_named_sibling
