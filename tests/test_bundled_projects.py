@@ -357,6 +357,8 @@ COPY_README = "# FlowNet\n\n```bash\npip install torch==1.9.0+cu102\npython -m t
 
 
 def copy_tree(**extra: str) -> dict[str, str]:
+    # the copy's environment file pins no torch: a build-role environment's own torch pin carries the re-pin, and the
+    # README's pin (the install document's) would then be no finding of its own (prec46f: environment files are build)
     return {"train/train.py": HOST, "train/train.sh": "accelerate launch train.py\n",
             f"{COPY}/LICENSE": "MIT\n", f"{COPY}/README.md": COPY_README,
             f"{COPY}/main.py": MAIN, f"{COPY}/evaluate.py": EVALUATE,
@@ -365,7 +367,7 @@ def copy_tree(**extra: str) -> dict[str, str]:
             f"{COPY}/tools/dist_utils.py": "import torch\n\n\ndef init_dist():\n    torch.cuda.set_device(0)\n",
             f"{COPY}/scripts/train.sh": "CUDA_VISIBLE_DEVICES=0 python -m torch.distributed.launch main.py --stage things\n",
             f"{COPY}/pip_install.sh": "pip install torch==1.9.0+cu102 torchvision==0.10.0+cu102\n",
-            f"{COPY}/conda_environment.yml": "name: flownet\ndependencies:\n  - pytorch=1.9.0\n  - cudatoolkit=10.2\n"} | extra
+            f"{COPY}/conda_environment.yml": "name: flownet\ndependencies:\n  - python=3.10\n  - cudatoolkit=10.2\n"} | extra
 
 
 def test_a_whole_repository_copied_into_a_namespace_folder_keeps_only_what_the_host_imports(tmp_path):

@@ -13,6 +13,7 @@ def get_extensions():
     else:
         raise NotImplementedError("Cuda is not available")
     return extension, sources
+extension, sources = get_extensions()
 """
 
 
