@@ -44,16 +44,26 @@ def test_detectron2_imported_without_its_deform_conv_has_no_call_finding(tmp_pat
     assert not [f for f in findings if f.rule == "DEP030"]
 
 
-def test_torch_scatter_functions_name_their_own_route(tmp_path):
+def test_torch_scatter_calls_into_its_compiled_ops_name_their_route(tmp_path):
     findings = _findings(tmp_path, {
         "vfe.py": "import torch\nimport torch_scatter\n"
-                  "m = torch_scatter.scatter_mean(x, idx, dim=0)\nv = torch_scatter.scatter_max(x, idx, dim=0)[0]\n"})
+                  "v = torch_scatter.scatter_max(x, idx, dim=0)[0]\ns = torch_scatter.segment_csr(x, indptr)\n"})
     by_symbol = {f.symbol: f.replacement.en for f in findings if f.rule == "DEP030"}
-    assert "index_add_" in by_symbol["torch_scatter.scatter_mean"]
-    assert "mx_driving.scatter_mean" in by_symbol["torch_scatter.scatter_mean"]
     assert "scatter_reduce_" in by_symbol["torch_scatter.scatter_max"]
     assert "fp32 and int64" in by_symbol["torch_scatter.scatter_max"]
     assert "mx_driving.scatter_max" in by_symbol["torch_scatter.scatter_max"]
+    assert "repeat_interleave" in by_symbol["torch_scatter.segment_csr"]
+
+
+def test_torch_scatter_sums_and_means_are_plain_pytorch(tmp_path):
+    # scatter_sum/add/mean are TorchScript over scatter_add_ (torch_scatter/scatter.py), and scatter() with reduce
+    # "sum" (its default), "add" or "mean" dispatches to them: they run on NPU tensors as written
+    findings = _findings(tmp_path, {
+        "pool.py": "import torch\nfrom torch_scatter import scatter, scatter_mean, scatter_sum\n"
+                   "a = scatter_mean(x, idx, dim=0)\nb = scatter_sum(x, idx, dim=0)\nc = scatter(x, idx, dim=0)\n"
+                   "d = scatter(x, idx, dim=0, reduce='mean')\ne = scatter(x, idx, 0, None, None, \"add\")\n"
+                   "f = scatter(x, idx, dim=0, reduce=\"max\")\ng = scatter(x, idx, dim=0, reduce=mode)\n"})
+    assert sorted(f.line for f in findings if f.rule == "DEP030" and f.path == "pool.py") == [8, 9]
 
 
 def test_the_port_is_priced_once_however_many_files_import_spconv(tmp_path):

@@ -122,6 +122,8 @@ class _PackageCallScan(PythonScan):
             if record is None or record.classification not in REPLACED or not record.calls_change \
                     or reference.name in record.plain_calls:
                 continue
+            if reference.name in cuda_free and is_cuda_free(reference.call, cuda_free[reference.name]):
+                continue  # its literal arguments pick the package's plain part (torch_scatter's scatter(reduce="sum"))
             found.append((reference, record.name))
         calls = {reference.call.id for reference, _ in found}
         code = self.index.code_for(DETECTOR)

@@ -52,4 +52,14 @@ def _meets(entry: CudaFreeArguments, positional: list[str], keywords: dict[str, 
     if set(bound) & set(keywords):
         return False  # a parameter passed twice: the call fails anyway, judge nothing
     bound.update(keywords)
-    return all(bound.get(param, entry.defaults.get(param)) == value for param, value in entry.when.items())
+    return all(_same_literal(bound.get(param, entry.defaults.get(param)), value) for param, value in entry.when.items())
+
+
+def _same_literal(written: str | None, wanted: str) -> bool:
+    """The literal as written, a string's quotes aside (`reduce='sum'` is `reduce="sum"`)."""
+    return written is not None and _unquoted(written) == _unquoted(wanted)
+
+
+def _unquoted(literal: str) -> str:
+    quoted = len(literal) >= 2 and literal[0] == literal[-1] and literal[0] in "'\"" and literal[0] not in literal[1:-1]
+    return literal[1:-1] if quoted else literal
