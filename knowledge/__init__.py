@@ -341,15 +341,19 @@ def load_context_conventions() -> ContextConventions:
 def load_one_operator_classes() -> frozenset[str]:
     """The kernel classes whose kernels in one folder are one operator (knowledge/phases/plan.toml): the estimate
     prices them once and the custom-op findings list them once."""
-    plan = _read_toml(KNOWLEDGE_DIR / "phases" / "plan.toml")
-    return frozenset(plan["estimate"]["kernel"].get("one_operator_classes", []))
+    return frozenset(_plan_kernel().get("one_operator_classes", []))
 
 
 @functools.cache
 def load_extension_operator_classes() -> frozenset[str]:
     """The kernel classes whose kernels in one extension are one operator (knowledge/phases/plan.toml)."""
-    plan = _read_toml(KNOWLEDGE_DIR / "phases" / "plan.toml")
-    return frozenset(plan["estimate"]["kernel"].get("extension_operator_classes", []))
+    return frozenset(_plan_kernel().get("extension_operator_classes", []))
+
+
+@functools.cache
+def _plan_kernel() -> dict:
+    """knowledge/phases/plan.toml's kernel estimate table, parsed once for both readers above (read only)."""
+    return _read_toml(KNOWLEDGE_DIR / "phases" / "plan.toml")["estimate"]["kernel"]
 
 
 @functools.cache

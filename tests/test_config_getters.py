@@ -88,3 +88,26 @@ def test_an_attribute_stored_again_keeps_the_arm(tmp_path):
     assert all(f.reach == "runs" for f in reaches(tmp_path, source, {}, 9))
     outside = {"pkg/run.py": "from pkg.train import Trainer\n\nt = Trainer()\nt.use_deepspeed = flag\n"}
     assert all(f.reach == "runs" for f in reaches(tmp_path, ATTRIBUTE, outside, 9))
+
+
+def test_a_locals_rebindings_are_read_only_where_a_getter_binds_it(monkeypatch):
+    """config_getters.arms reads a tested local's rebindings (bound once: a getter's off default) only where an
+    assignment before the test binds it from a getter call; a local bound from anything else is no getter's, unread."""
+    from ascend_feasibility.analyzer.context import config_getters, unpassed_defaults
+    from ascend_feasibility.analyzer.reading import parsing
+
+    asked = []
+    rebound = unpassed_defaults._rebound
+    monkeypatch.setattr(unpassed_defaults, "_rebound", lambda function: asked.append(function) or rebound(function))
+    query = parsing.query("python", "(if_statement condition: (_) @condition)")
+
+    def arms(code: str):
+        tree = parsing.parse("python", code.encode())
+        return config_getters.arms(parsing.captures(query, tree).get("condition", []))[0]
+
+    assert arms("def f(conf):\n    use_fp16 = compute(conf)\n    if use_fp16:\n        pass\n") == []
+    assert asked == []
+    found = arms("def f(conf):\n    use_fp16 = conf.get('use_fp16', False)\n    if use_fp16:\n        pass\n")
+    assert [(name, default) for _, _, name, _, _, default, _, _ in found] == [("get:use_fp16", "False")] and len(asked) == 1
+    twice = "def f(conf):\n    use_fp16 = conf.get('use_fp16', False)\n    use_fp16 = True\n    if use_fp16:\n        pass\n"
+    assert arms(twice) == []  # bound twice: no getter's

@@ -167,3 +167,26 @@ def test_a_config_path_written_with_anything_but_a_literal_or_an_option_keeps_th
     computed = CONFIG + "\n\ndef pick(config, name):\n    config.TRAIN.OPTIMIZER.NAME = name\n"
     assert _swin(tmp_path, **{"config.py": computed})[0] == "runs"
     assert _swin(tmp_path / "b", **{"config.py": CONFIG.replace("_C.TRAIN.OPTIMIZER.NAME = 'adamw'\n", "")})[0] == "runs"
+
+
+def test_a_split_through_a_holder_reads_every_binding(monkeypatch):
+    """option_local matches the local's bindings around its name's occurrences; the bindings of every name are read
+    only for a split part, whose holder (`parts = args.opt.split("_")`) is another name."""
+    from ascend_feasibility.analyzer.context import option_locals
+
+    code = ("def f(args):\n    parts = args.opt.lower().split('_')\n    opt = parts[-1]\n    if opt == 'lamb':\n"
+            "        pass\n")
+    tree = parsing.parse("python", code.encode())
+    subject = next(n for n in parsing.walk(tree) if n.type == "identifier" and parsing.text(n) == "opt"
+                   and n.parent.type == "comparison_operator")
+    objects = frozenset({"args"})
+    assert option_locals.option_local(subject, objects) == option_locals.LocalOption("opt", (), True)
+    plain = code.replace("parts[-1]", "args.opt")
+    tree = parsing.parse("python", plain.encode())
+    subject = next(n for n in parsing.walk(tree) if n.type == "identifier" and parsing.text(n) == "opt"
+                   and n.parent.type == "comparison_operator")
+    wholes = []
+    captures = parsing.captures
+    monkeypatch.setattr(parsing, "captures", lambda *a: wholes.append(a) or captures(*a))
+    assert option_locals.option_local(subject, objects) == option_locals.LocalOption("opt", (), False)
+    assert wholes == []  # no split: the body's every binding is not matched

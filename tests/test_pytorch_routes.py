@@ -253,3 +253,30 @@ def test_a_function_the_file_names_only_in_its_def_is_read_for_no_route(monkeypa
     read.clear()
     assert routes.pytorch_routes(parsing.parse("python", twice.encode()), "pkg/graph_conv.py") == alone
     assert "unused_resample" in [parsing.text(n.child_by_field_name("name")) for n in read if n.type == "function_definition"]
+
+
+def test_the_combined_querys_imports_and_calls_stand_for_the_walks(monkeypatch):
+    """pytorch_routes reads the unit's import statements and plain-name callees (its combined query) in place of two
+    walks of the tree: the records are those of the walks, no walk runs; a tree of more nodes than the walks' limit
+    is walked as before (the walks see only its first MAX_NODES nodes), whatever it is handed."""
+    from ascend_feasibility.analyzer.reading import parsing
+    from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY, IMPORT_QUERY
+    from ascend_feasibility.domains.custom_ops import pytorch_routes as routes
+
+    for source in (UPFIRDN, GRAPH_CONV):
+        tree = parsing.parse("python", source.encode())
+        imports = parsing.captures(parsing.query("python", IMPORT_QUERY), tree)
+        statements = sorted(imports.get("import", []) + imports.get("import_from", []), key=lambda n: n.start_byte)
+        called = parsing.captures(parsing.query("python", CALLS_QUERY), tree).get("called", [])
+        walked = routes.pytorch_routes(tree, "pkg/graph_conv.py")
+        walks = []
+        walk = routes._walk
+        monkeypatch.setattr(routes, "_walk", lambda node: walks.append(node) or walk(node))
+        assert routes.pytorch_routes(tree, "pkg/graph_conv.py", statements, called) == walked
+        assert all(node != tree for node in walks)
+        routes.pytorch_routes(tree, "pkg/graph_conv.py")
+        assert any(node == tree for node in walks)  # without them, the tree is walked
+        monkeypatch.setattr(routes, "MAX_NODES", 10)  # now larger than the limit: walked, what it was handed unread
+        assert routes.pytorch_routes(tree, "pkg/graph_conv.py", [], []) == routes.pytorch_routes(tree, "pkg/graph_conv.py")
+        monkeypatch.setattr(routes, "MAX_NODES", 20000)
+        monkeypatch.setattr(routes, "_walk", walk)

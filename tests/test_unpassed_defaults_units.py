@@ -825,3 +825,81 @@ def test_a_unit_without_such_parameters_reads_no_arm():
     # the comparison is of a parameter with a literal, but its default is no literal: nothing can be decided
     assert arms("def f(a=DEFAULT):\n    if a != -1:\n        pass\n") == []
     assert arms("def f(a=-1):\n    if a != -1:\n        pass\n") != []
+
+
+SETATTRS = '''
+def f(x, name, block):
+    setattr(x, "seed", 1)
+    setattr(  # a comment is an argument to STORES' anchors too
+        x, "device", 2)
+    setattr(x, name, 3)
+    for k in {"s1", "b1"}:
+        setattr(block, k, None)
+    setattr(x)
+    obj.setattr(x, "other", 4)
+'''
+
+
+def test_the_setattr_keys_from_the_calls_are_the_querys():
+    """attribute_hops.foreign finds `setattr` keys among the callees of plain-name calls (the unit's combined query)
+    instead of a query of its own over the tree: the same stores, a computed name as any ("store:*")."""
+    from ascend_feasibility.analyzer.context import attribute_hops
+
+    tree = tree_of(SETATTRS)
+    found = parsing.captures(QUERY, tree)
+    by_query = attribute_hops.foreign(tree, [], found.get("method", []), set())
+    by_calls = attribute_hops.foreign(tree, [], found.get("method", []), set(), found.get("called", []))
+    assert by_calls == by_query
+    assert {"store:seed", "store:*", "store:s1", "store:b1"} <= set(by_calls)
+    assert "store:other" not in by_calls
+    assert "store:device" not in by_calls  # the comment is the first argument the anchors see: the key read is `x`
+
+
+def test_a_functions_rebindings_are_read_once_per_unit(monkeypatch):
+    """The unit's reading keeps _rebound's answer by function: the hops, the string defaults' reads, the forwarded
+    keywords and the arms' tests ask it of the same function, and it is read once."""
+    code = '''
+def run(device="cuda", use_amp=False, rank=-1):
+    if rank != -1:
+        init()
+    print(device)
+    step(use_amp=use_amp)
+
+
+def step(use_amp=False):
+    pass
+
+
+run()
+step()
+'''
+    asked = []
+    rebound = u._rebound
+    monkeypatch.setattr(u, "_rebound", lambda function: asked.append(function.id) or rebound(function))
+    facts = read(code)
+    assert facts.arms and facts.forwards and facts.reads
+    assert asked and len(asked) == len(set(asked))
+
+
+def test_forwarded_keywords_from_the_combined_query_are_the_own_querys():
+    """`read` takes FORWARDED's captures from the unit's combined query where handed them: the arms are those its
+    own query finds."""
+    code = '''
+def load(path, load_in_8bit=False):
+    return from_pretrained(
+        path,
+        load_in_8bit=load_in_8bit,
+    )
+
+
+load("x")
+'''
+    tree = tree_of(code)
+    found = parsing.captures(QUERY, tree)
+    arguments = (tree, code, found.get("condition", []) + found.get("switch", []), found.get("assert", []),
+                 found.get("called", []), found.get("method", []), parsing.captures(ATTRIBUTE_CALLS, tree),
+                 found.get("class", []), lambda: parsing.captures(ESCAPES, tree), ())
+    values = parsing.captures(parsing.query("python", u.FORWARDED), tree).get("value", [])
+    own = u.read(*arguments).arms
+    assert own and u.read(*arguments, values).arms == own
+    assert u.read(*arguments, []).arms == []  # what it is handed is what it reads

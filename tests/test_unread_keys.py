@@ -53,3 +53,17 @@ def test_a_key_another_file_spells_keeps_the_finding(tmp_path):
              "dist.init_process_group(backend=HIFIGAN[\"dist_config\"][\"dist_backend\"])\n")
     assert _reaches(tmp_path / "code", files={"train.py": train})[6] == "runs"
     assert _reaches(tmp_path / "yaml", files={"conf/dist.yaml": "dist_backend: nccl\n"})[6] == "runs"
+
+
+def test_only_a_mapping_unpacked_is_a_splat():
+    """_splats matches only around the file's `**`: a call's `**cfg` and a dict's `{**base}` unpack a mapping; a
+    `**kwargs` parameter and a power do not (the same answers a query over the whole tree gives)."""
+    from ascend_feasibility.analyzer.context.unread_keys import _splats
+    from ascend_feasibility.analyzer.reading import parsing
+
+    cases = {"f(**cfg)\n": True, "d = {**base, 'a': 1}\n": True, "def f(**kwargs):\n    return 2 ** 3\n": False,
+             "x = y ** 2\n": False, "def f(**kw):\n    g(**kw)\n": True}
+    for code, expected in cases.items():
+        tree = parsing.parse("python", code.encode())
+        whole = bool(parsing.captures(parsing.query("python", "(dictionary_splat) @splat"), tree).get("splat"))
+        assert _splats(tree) is expected is whole, code

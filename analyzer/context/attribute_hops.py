@@ -140,34 +140,54 @@ def _derivation(value: Node) -> tuple[str, str, str] | None:
     return parsing.text(left), spelled, parsing.text(right)
 
 
-def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[str]) -> list[str]:
+def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[str], called: list[Node] | None = None,
+            attributes: list[Node | None] | None = None) -> list[str]:
     """Attribute names the file stores or calls on an object other than `self` or an imported module, as "store:name"
     and "call:name": what may change an attribute, or call a method, of a class with hops from outside it. `stores`:
-    the left sides of the file's assignments that hold an attribute; `methods`: the name of every attribute call."""
+    the left sides of the file's assignments that hold an attribute; `methods`: the name of every attribute call;
+    `called`: the callee of every call of a plain name (the unit's combined query holds both), where a `setattr` is
+    looked for (None: a query of its own); `attributes`: each method name's parent, where the caller has them."""
     names = set()
     modules_bytes = {module.encode("utf-8") for module in modules}
     skipped = {SELF.encode("utf-8")} | modules_bytes
-    for callee in methods:
-        holder = callee.parent.child_by_field_name("object") if callee.parent is not None else None
+    if attributes is None:
+        attributes = [callee.parent for callee in methods]
+    for callee, attribute in zip(methods, attributes, strict=True):
+        holder = attribute.child_by_field_name("object") if attribute is not None else None
         if holder is None:
             continue
         if not (holder.type == "identifier" and holder.text in skipped):
             names.add("call:" + callee.text.decode("utf-8", "replace"))
         if not (holder.type == "identifier" and holder.text in modules_bytes):  # self.load(...) counts here
-            names.update(_passes(callee))
+            names.update(_passes(callee, attribute))
     for target in stores:
         for attribute in _attributes(target):
             holder, name = attribute.child_by_field_name("object"), attribute.child_by_field_name("attribute")
             if holder is not None and name is not None and not (holder.type == "identifier" and holder.text == b"self"):
                 names.add("store:" + name.text.decode("utf-8", "replace"))
-    if b"setattr" in tree.text:  # setattr(x, "seed", ...) on anything; setattr(x, name, ...): any name
-        for key in parsing.captures(parsing.query("python", STORES), tree).get("key", []):
-            if key.type == "string":
-                names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}")
-            else:
-                keys = _looped_keys(key)
-                names.update(f"store:{k}" for k in keys) if keys is not None else names.add("store:*")
+    for key in _setattr_keys(tree, called):  # setattr(x, "seed", ...) on anything; setattr(x, name, ...): any name
+        if key.type == "string":
+            names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}")
+        else:
+            keys = _looped_keys(key)
+            names.update(f"store:{k}" for k in keys) if keys is not None else names.add("store:*")
     return sorted(names)
+
+
+def _setattr_keys(tree: Node, called: list[Node] | None) -> list[Node]:
+    """The key (second argument) of every `setattr(...)` call of two arguments or more, as STORES' `key` capture: from
+    the callees of plain-name calls where given (in their order, not the keys'), else by the query over the tree."""
+    if called is None:
+        return parsing.captures(parsing.query("python", STORES), tree).get("key", []) if b"setattr" in tree.text else []
+    keys = []
+    for callee in called:
+        if callee.text != b"setattr":
+            continue
+        call = callee.parent
+        arguments = call.child_by_field_name("arguments") if call is not None else None
+        if arguments is not None and arguments.type == "argument_list" and arguments.named_child_count >= 2:
+            keys.append(arguments.named_children[1])
+    return keys
 
 
 def _looped_keys(key: Node) -> list[str] | None:
@@ -216,11 +236,11 @@ def _bound_once(name: Node) -> Node | None:
     return found[0].child_by_field_name("right")
 
 
-def _passes(callee: Node) -> set[str]:
+def _passes(callee: Node, attribute: Node) -> set[str]:
     """What a method call passes, as "pass:method:keyword" ("pass:method:keyword=literal"), "pass:method:*" (a splat) and
     "pos:method:N" (N positional arguments, 0 too): whether any call of the method name may pass a parameter
-    (unpassed_defaults.Forwards reads them for a method that forwards its default)."""
-    call = callee.parent.parent
+    (unpassed_defaults.Forwards reads them for a method that forwards its default). `attribute`: the callee's parent."""
+    call = attribute.parent
     arguments = call.child_by_field_name("arguments") if call is not None and call.type == "call" else None
     if arguments is None or not arguments.named_children:
         return set()

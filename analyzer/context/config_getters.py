@@ -32,7 +32,7 @@ def arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str, str, int, st
     """The arms (as DefaultFacts.arms) whose condition's first `and` term reads a getter's off default, and those read
     through `self.<attribute>` (as DefaultFacts.hops)."""
     found, hops = [], []
-    cache: dict[int, object] = {}  # a class's stores, a function's rebindings and assignments: read once per unit
+    cache: dict = {}  # a class's stores, a function's assignments and rebindings: read once per unit
     for condition in conditions:
         statement = condition.parent
         if statement is None or statement.type not in {"if_statement", "elif_clause"}:
@@ -50,7 +50,7 @@ def arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str, str, int, st
     return found, hops
 
 
-def _off_getter(term: Node, cache: dict[int, object]) -> tuple[str, str, str] | None:
+def _off_getter(term: Node, cache: dict) -> tuple[str, str, str] | None:
     """(key, default, the attribute read or "") where the term is a getter call with an off default, a local bound
     once from one, or `self.<attribute>` its class stores once, from one (`self.use_fp16 = kwargs.get("use_fp16",
     False)`)."""
@@ -66,27 +66,36 @@ def _off_getter(term: Node, cache: dict[int, object]) -> tuple[str, str, str] | 
     if body is None or _parameter(function, parsing.text(term)) is not None:
         return None
     name = parsing.text(term)
-    from ascend_feasibility.analyzer.context.unpassed_defaults import _rebound
     if function.id not in cache:
-        cache[function.id] = (_rebound(function), parsing.captures(parsing.query("python", ASSIGNED), body))
-    rebound, captures = cache[function.id]
-    if rebound is None or len(rebound.get(name, [])) != 1:
-        return None
+        cache[function.id] = parsing.captures(parsing.query("python", ASSIGNED), body)
+    captures = cache[function.id]
     for target, value in zip(captures.get("name", []), captures.get("value", []), strict=True):
         if parsing.text(target) == name and target.start_byte < term.start_byte \
                 and _enclosing(target, "function_definition") == function:
             found = _getter(value)
-            return (*found, "") if found is not None else None
+            # bound once only (the rebindings are read last: most locals a test reads are bound from no getter)
+            return (*found, "") if found is not None and _bound_once(function, name, cache) else None
     return None
 
 
-def _self_getter(term: Node, cache: dict[int, object]) -> tuple[str, str, str] | None:
+def _bound_once(function: Node, name: str, cache: dict) -> bool:
+    from ascend_feasibility.analyzer.context.unpassed_defaults import _rebound
+    key = ("rebound", function.id)
+    if key not in cache:
+        cache[key] = _rebound(function)
+    rebound = cache[key]
+    return rebound is not None and len(rebound.get(name, [])) == 1
+
+
+def _self_getter(term: Node, cache: dict) -> tuple[str, str, str] | None:
     holder, attribute = term.child_by_field_name("object"), term.child_by_field_name("attribute")
     if holder is None or attribute is None or parsing.text(holder) != attribute_hops.SELF:
         return None
     cls = _enclosing(term, "class_definition")
-    if cls is None or cls.parent is None or cls.parent.type != "module" or b"setattr" in cls.text \
-            or b"__dict__" in cls.text:
+    if cls is None or cls.parent is None or cls.parent.type != "module":
+        return None
+    text = cls.text
+    if b"setattr" in text or b"__dict__" in text or b"get" not in text:  # the store's getter is in the class
         return None
     if cls.id not in cache:
         cache[cls.id] = attribute_hops._self_stores(cls)

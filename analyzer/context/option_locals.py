@@ -37,9 +37,13 @@ def option_local(subject: Node, objects: frozenset[str]) -> LocalOption | None:
     name = parsing.text(subject)
     if body is None or _parameter(function, name) is not None:
         return None
-    targets = parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), body).get("target", [])
+    query = parsing.query("python", PARAMETER_REBINDINGS)
+    # the local's bindings spell its name: only the nodes around its occurrences are matched; every binding is read
+    # only where a split's holder is looked for (_split_of)
+    named = parsing.captures_around(query, body, frozenset({subject.text})).get("target", [])
     looped = _in_loop(subject, function)
-    bindings = [n for n in targets if parsing.text(n) == name and (looped or n.start_byte < subject.start_byte)]
+    bindings = [n for n in named if parsing.text(n) == name and (looped or n.start_byte < subject.start_byte)]
+    targets = None
     options, literals, split = set(), [], False
     for binding in bindings:
         assignment = binding.parent
@@ -54,6 +58,8 @@ def option_local(subject: Node, objects: frozenset[str]) -> LocalOption | None:
             literals.append(_string(right))
             continue
         if right.type == "subscript":  # one part of the local or of the option split
+            if targets is None:
+                targets = parsing.captures(query, body).get("target", [])
             right, split = _split_of(right, targets), True
             if right is None:
                 return None

@@ -34,6 +34,7 @@ import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import ahocorasick_rs
 from ascend_feasibility.analyzer.context import attribute_hops, config_getters, instance_calls
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
 from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
@@ -136,10 +137,12 @@ class DefaultFacts:
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
-         attribute_calls: dict[str, list[Node]], classes: list[Node], escapes, stores: list[Node] = ()) -> DefaultFacts:
+         attribute_calls: dict[str, list[Node]], classes: list[Node], escapes, stores: list[Node] = (),
+         forwarded: list[Node] | None = None) -> DefaultFacts:
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `attribute_calls`: the
     captures of ATTRIBUTE_CALLS; `escapes()`: the captures of ESCAPES over the unit (read only when the file binds a
-    name or spells getattr); `stores`: the left sides of assignments holding an attribute (attribute_hops.foreign)."""
+    name or spells getattr); `stores`: the left sides of assignments holding an attribute (attribute_hops.foreign);
+    `forwarded`: the captures of FORWARDED over the unit (None: _forwarded_off matches it itself)."""
     facts = DefaultFacts()
     forwards = "=False" in text or "= False" in text  # a keyword may forward a False default (_forwarded_off)
     functions = _defaulted_functions(tree) if conditions or asserts or forwards else []
@@ -147,11 +150,11 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     facts.recorded = _recorded_classes(functions)
     switched = _switched_methods(tree) if conditions else []  # methods' off-by-default keywords (_method_kept)
     reading = _Reading(frozenset(name for function in functions + switched for name in _literal_defaults(function)))
-    reading.hops = attribute_hops.hops(functions, _rebound) if functions else attribute_hops.Hops()
+    reading.hops = attribute_hops.hops(functions, reading.rebound_of) if functions else attribute_hops.Hops()
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     bodies: list[Node] = []  # the arms' bodies, beside facts.arms
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
-        facts.reads = _default_reads(functions) if conditions or asserts else []  # read only beside off arms
+        facts.reads = _default_reads(functions, reading.rebound_of) if conditions or asserts else []  # read only beside off arms
         inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
         in_method = _Spans(switched)
         for condition in conditions[:MAX_CONDITIONS]:
@@ -161,7 +164,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             if inside(statement) or reading.hops.inside(statement):
                 facts.arms += _assert(statement, reading)
         if forwards and any(_false_default(function) for function in functions):
-            facts.arms += _forwarded_off(tree, reading, inside)
+            facts.arms += _forwarded_off(tree, reading, inside, forwarded)
         facts.hops = reading.found_hops
     if conditions and ("get(" in text or "get_" in text):  # a switch read from a config getter (config_getters.py)
         found, hops = config_getters.arms(conditions[:MAX_CONDITIONS])
@@ -171,7 +174,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     own_names = {name.encode("utf-8") for name in own}
-    optioned = any(f"{name}." in text for name in _argument_objects())  # a keyword may pass `args.dest`
+    optioned = None  # whether a keyword may pass `args.dest` (_optioned), read at the first call with keywords
     shapes: dict[str, dict[tuple[int, frozenset[str], bool], int]] = {}  # name → shape of its calls → how many
     located: list[tuple[str, Node]] = []  # the calls (by their first node), kept only where a default decides an arm
     for key, arguments, start in _calls(called, methods, attribute_calls, bound_names, modules, star, own_names,
@@ -179,10 +182,10 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         if taken or bodies:
             located.append((key, start))
         shape = _shape(arguments)
-        if arguments is not None and shape[1] and optioned:
+        if arguments is not None and shape[1] and (optioned := _optioned(text) if optioned is None else optioned):
             facts.option_keywords += _option_keywords(key, arguments)
         if arguments is not None and any("=" not in keyword for keyword in shape[1]):
-            facts.forwards += _forwards(key, arguments)
+            facts.forwards += _forwards(key, arguments, reading.rebound_of)
         if shape[2] and arguments is not None:
             facts.forwards.append(_splat_forward(key, arguments))
         counted = shapes.get(key)
@@ -209,14 +212,15 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
                 escaped.add(original)
         escaped.update(parsing.text(node) for node in found.get("attribute", []))
         escaped.update(METHOD_VALUE + parsing.text(node) for node in found.get("method_value", []))
-    escaped.update(_factory_objects(methods))
+    attributes = [callee.parent for callee in methods]  # Node.parent searches down from the root: once per call
+    escaped.update(_factory_objects(methods, attributes))
     for cls in classes:
         bases = cls.child_by_field_name("superclasses")
         for base in bases.named_children if bases is not None else []:
             if base.type in {"identifier", "attribute"}:
                 escaped.add(parsing.text(base).rsplit(".", 1)[-1])
     facts.escaped = sorted(escaped)
-    facts.foreign = attribute_hops.foreign(tree, stores, methods, modules) + instance_calls.records(tree, bound)
+    facts.foreign = attribute_hops.foreign(tree, stores, methods, modules, called, attributes) + instance_calls.records(tree, bound)
     return facts
 
 
@@ -685,12 +689,13 @@ def _arms(condition: Node, reading: _Reading, taken: list | None = None, bodies:
     return arms
 
 
-def _default_reads(functions: list[Node]) -> list[tuple[str, str, int, tuple[int, ...]]]:
+def _default_reads(functions: list[Node], rebound_of=None) -> list[tuple[str, str, int, tuple[int, ...]]]:
     """DefaultFacts.reads: each string default's parameter, and the lines where the function reads it other than in a
-    comparison with a literal; a parameter the function rebinds is left out (its reads may be another value's)."""
+    comparison with a literal; a parameter the function rebinds is left out (its reads may be another value's).
+    `rebound_of`: _rebound, or a unit's memo of it (_Reading.rebound_of)."""
     result = []
     for function in functions:
-        rebound = _rebound(function)
+        rebound = (rebound_of or _rebound)(function)
         body = function.child_by_field_name("body")
         if rebound is None or body is None:
             continue
@@ -810,13 +815,15 @@ def _none_arms(taken: list[tuple[Node, tuple[str, str, int, str], Node]]) -> lis
 FORWARDED = "(keyword_argument name: (identifier) value: [(identifier) (attribute)] @value)"
 
 
-def _forwarded_off(tree: Node, reading: _Reading, inside) -> list[tuple]:
+def _forwarded_off(tree: Node, reading: _Reading, inside, values: list[Node] | None = None) -> list[tuple]:
     """A keyword that hands a parameter's `False` default straight to a call, alone on its lines (lmms-eval's
     `load_in_8bit=load_in_8bit,` into `from_pretrained`, `load_in_8bit: bool = False`): the call's feature is off
     by default, as an arm `if load_in_8bit:` would be; the line is an arm no call takes. `self.load_in_8bit` too,
-    through attribute_hops."""
+    through attribute_hops. `values`: FORWARDED's captures where the unit's combined query holds them."""
     result = []
-    for value in parsing.captures(parsing.query("python", FORWARDED), tree).get("value", [])[:MAX_CONDITIONS]:
+    if values is None:
+        values = parsing.captures(parsing.query("python", FORWARDED), tree).get("value", [])
+    for value in values[:MAX_CONDITIONS]:
         keyword = value.parent
         if not (inside(keyword) or reading.hops.inside(keyword)) or not _alone(keyword):
             continue
@@ -950,9 +957,7 @@ def _unchanged(name_node: Node, function: Node, target: tuple[str, str, int, str
     loop, where the rebinding follows the test."""
     if reading.hop is not None:  # attribute_hops read the method's rebinding, and the attribute's stores
         return target
-    if function.id not in reading.rebound:
-        reading.rebound[function.id] = _rebound(function)
-    rebound = reading.rebound[function.id]
+    rebound = reading.rebound_of(function)
     if rebound is None:
         return None
     places = rebound.get(target[1])
@@ -982,6 +987,12 @@ class _Reading:
     found_hops: list[tuple[int, int, str, str]] = field(default_factory=list)
     hop: tuple[str, str] | None = None
     derived: tuple[str, str] | None = None  # the hop's (operator, literal) where the attribute is a test of the parameter
+
+    def rebound_of(self, function: Node) -> dict[str, list[int]] | None:
+        """_rebound(function), read once per function of the unit (its callers only look names up in it)."""
+        if function.id not in self.rebound:
+            self.rebound[function.id] = _rebound(function)
+        return self.rebound[function.id]
 
 
 def _defaulted_parameters(tree: Node) -> frozenset[str]:
@@ -1013,15 +1024,15 @@ def _defaulted_functions(tree: Node) -> list[Node]:
     return functions
 
 
-def _factory_objects(methods: list[Node]) -> set[str]:
+def _factory_objects(methods: list[Node], attributes: list[Node | None]) -> set[str]:
     """FACTORY + the name each config factory call is made on (`Transformer2DModel.from_config(config)`,
     `models.UNet.from_pretrained(path)`: the last name of the object), and the class-shaped name (capitalised) any
     other method is called on: a class method may build the class from a config through a base (a project mixin's
-    `cls.from_config(...)`). `methods`: every attribute call's name."""
+    `cls.from_config(...)`). `methods`: every attribute call's name; `attributes`: the parent of each."""
     found = set()
     factories = _factories()
-    for callee in methods:
-        holder = callee.parent.child_by_field_name("object") if callee.parent is not None else None
+    for callee, attribute in zip(methods, attributes, strict=True):
+        holder = attribute.child_by_field_name("object") if attribute is not None else None
         if holder is not None and holder.type == "attribute":
             holder = holder.child_by_field_name("attribute")
         if holder is None or holder.type != "identifier":
@@ -1350,6 +1361,16 @@ def _calls(called: list[Node], methods: list[Node], attribute_calls: dict[str, l
             yield recorded, call.child_by_field_name("arguments"), call
 
 
+def _optioned(text: str) -> bool:
+    """Whether the unit spells an argument object's attribute (`args.`): one pass over the text for all the names."""
+    return bool(_argument_attributes().find_matches_as_indexes(text))
+
+
+@functools.cache
+def _argument_attributes() -> ahocorasick_rs.AhoCorasick:
+    return ahocorasick_rs.AhoCorasick([f"{name}." for name in sorted(_argument_objects())])
+
+
 @functools.cache
 def _argument_objects() -> frozenset[str]:
     from ascend_feasibility.knowledge import load_context_conventions
@@ -1381,13 +1402,13 @@ def _option_keywords(key: str, arguments: Node) -> list[tuple[str, str, str]]:
     return found
 
 
-def _forwards(key: str, arguments: Node) -> list[tuple[str, str, str, str, int, str]]:
+def _forwards(key: str, arguments: Node, rebound_of=None) -> list[tuple[str, str, str, str, int, str]]:
     """DefaultFacts.forwards of one call: its keywords given the calling function's own parameter of the same name
     with a literal default, which the function never rebinds (`use_vllm=use_vllm`), and its other keywords given a
-    value no literal (caller "")."""
+    value no literal (caller ""). `rebound_of`: _rebound, or a unit's memo of it (_Reading.rebound_of)."""
     found = []
     for keyword, value in _unliteral_keywords(arguments):
-        caller = _forwarding_caller(value) if value.type == "identifier" and parsing.text(value) == keyword else None
+        caller = _forwarding_caller(value, rebound_of) if value.type == "identifier" and parsing.text(value) == keyword else None
         found.append((key, keyword, *caller) if caller is not None else (key, keyword, "", "", -1, ""))
     return found
 
@@ -1415,7 +1436,7 @@ def _splat_forward(key: str, arguments: Node) -> tuple[str, str, str, str, int, 
     return (key, SPLAT, parsing.text(function.child_by_field_name("name")), "", -1, "")
 
 
-def _forwarding_caller(name: Node) -> tuple[str, str, int, str] | None:
+def _forwarding_caller(name: Node, rebound_of=None) -> tuple[str, str, int, str] | None:
     """(caller, parameter, position, default) of the parameter `name` reads: a module-level function's or a module-level
     class's __init__ (as _target), or an undecorated method's of a module-level class ("Class.method"); None where the
     function rebinds it."""
@@ -1433,7 +1454,7 @@ def _forwarding_caller(name: Node) -> tuple[str, str, int, str] | None:
             return None
         caller = f"{parsing.text(cls.child_by_field_name('name'))}.{parsing.text(function.child_by_field_name('name'))}"
         index, default = found[0] - 1, parsing.text(found[1])
-    rebound = _rebound(function)
+    rebound = (rebound_of or _rebound)(function)
     if rebound is None or parameter in rebound:
         return None
     return caller, parameter, index, default

@@ -24,6 +24,7 @@ from tree_sitter import Node
 PAIRS = "(pair key: (string) @key value: (string) @value)"
 WORDS = "[(identifier) @word (string_content) @word]"
 MAX_PAIRS = 500
+SPLAT_WORDS = frozenset({b"**"})
 UNREAD = "no code of the project reads the key"  # the end of `unread`'s reasons
 
 
@@ -76,4 +77,7 @@ def _outer_key(key: Node) -> Node | None:
 
 
 def _splats(root: Node) -> bool:
-    return bool(parsing.captures(parsing.query("python", "(dictionary_splat) @splat"), root).get("splat"))
+    """Whether the file unpacks a mapping: every `**x` spells `**`, so only the nodes around its occurrences are
+    matched (most of a file's `**` are `**kwargs` parameters and powers)."""
+    return bool(parsing.captures_around(parsing.query("python", "(dictionary_splat) @splat"), root,
+                                        SPLAT_WORDS).get("splat"))

@@ -17,7 +17,8 @@ from ascend_feasibility.analyzer.context.kernel_contract import (
 )
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
-from ascend_feasibility.domains.base import bilingual
+from ascend_feasibility.domains import query_set
+from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, bilingual
 from ascend_feasibility.domains.custom_ops.pytorch_routes import may_route, pytorch_routes
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
 from ascend_feasibility.domains.custom_ops.routed_kernels import FUNCTION_RULE
@@ -67,7 +68,8 @@ class _CustomOpsScan(PythonScan):
         self.facts = CustomOpFacts()
         self.unit.cache["custom_ops"] = self.facts
         if may_route(self.unit.source.data):
-            self.facts.routes = pytorch_routes(self.unit.tree(), self.unit.path)
+            self.facts.routes = pytorch_routes(self.unit.tree(), self.unit.path, self.unit.import_statements(),
+                                               query_set.unit_captures(self.unit, CALLS_BY_NAME_QUERY).get("called", []))
         found = self.captures()
         self.constants: dict[str, int] = {}
         for name, value in zip(found.get("constant", []), found.get("value", [])):

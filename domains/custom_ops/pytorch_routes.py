@@ -54,7 +54,12 @@ def may_route(data: bytes) -> bool:
         any(m in data for m in STRUCTURE_MARKERS) and any(m.encode() in data for m in COMPILED_MARKERS))
 
 
-def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
+def pytorch_routes(root: Node, path: str, imports: list[Node] | None = None, called: list[Node] | None = None
+                   ) -> list[RouteRecord]:
+    """`imports`, `called`: the unit's import statements and the callees of its plain-name calls, from its combined
+    query; read in place of a walk of the tree where the walk would see every node (MAX_NODES)."""
+    if root.descendant_count > MAX_NODES:
+        imports = called = None
     top: dict[str, Node] = {}
     aliases: dict[str, str] = {}  # `gather_scatter = GatherScatter.apply`
     for child in root.named_children:
@@ -74,7 +79,7 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
     routes = {name: d for name, d in candidates.items() if name.endswith(ROUTE_SUFFIXES)}
     found = _forward_only(top, path)
     if len(candidates) > len(routes):
-        torch_names, other_names = _bound_names(root, top)
+        torch_names, other_names = _bound_names(root, top, imports)
         routes.update({name: d for name, d in candidates.items() if name not in routes
                        and _torch_only(d, torch_names, other_names)})
     if not routes:
@@ -95,7 +100,7 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
                     names |= more_names
         return ops, names
 
-    calls = _calls_by_name(root)
+    calls = _calls_by_name(root, called)
     for name, definition in routes.items():
         named = name.endswith(ROUTE_SUFFIXES)
         record = _selected(name, calls, definition, reached, path, device_only=not named)
@@ -199,12 +204,13 @@ def _selected(name: str, calls: dict[str, list[Node]], definition: Node, reached
     return None
 
 
-def _bound_names(root: Node, top: dict[str, Node]) -> tuple[frozenset[str], frozenset[str]]:
+def _bound_names(root: Node, top: dict[str, Node], imports: list[Node] | None = None
+                 ) -> tuple[frozenset[str], frozenset[str]]:
     """The names the file binds to torch (`import torch`, `import torch.nn.functional as F`, `from torch import nn`)
     and every other name bound at module level or by an import anywhere in it (another extension, a loader's result,
-    the file's own definitions)."""
+    the file's own definitions). `imports`: the file's import statements (None: walked for)."""
     torch_names, other = set(), set(top)
-    for node in _walk(root):
+    for node in _walk(root) if imports is None else imports:
         if node.type == "import_statement":
             for item in node.children_by_field_name("name"):
                 module = item.child_by_field_name("name") if item.type == "aliased_import" else item
@@ -303,9 +309,14 @@ def _called_names(node: Node) -> set[str]:
     return names
 
 
-def _calls_by_name(root: Node) -> dict[str, list[Node]]:
-    """name → the calls of the file by that plain name (`name(...)`), in source order."""
+def _calls_by_name(root: Node, called: list[Node] | None = None) -> dict[str, list[Node]]:
+    """name → the calls of the file by that plain name (`name(...)`), in source order. `called`: the callees of every
+    plain-name call, in source order (None: walked for)."""
     calls: dict[str, list[Node]] = {}
+    if called is not None:
+        for callee in called:
+            calls.setdefault(parsing.text(callee), []).append(callee.parent)
+        return calls
     for c in _walk(root):
         if c.type == "call" and (f := c.child_by_field_name("function")) is not None and f.type == "identifier":
             calls.setdefault(parsing.text(f), []).append(c)

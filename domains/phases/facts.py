@@ -133,6 +133,7 @@ QUERY_KEY = query_set.register("phase_facts", QUERY, filters={"dotted": ("string
 CALLS_KEY = CALLS_BY_NAME_QUERY
 ESCAPES_KEY = query_set.register("phase_escapes", unpassed_defaults.ESCAPES)  # names passed as values
 ATTRIBUTE_CALLS_KEY = query_set.register("phase_attribute_calls", unpassed_defaults.ATTRIBUTE_CALLS)  # `torch.randn(...)`
+FORWARDED_KEY = query_set.register("phase_forwarded", unpassed_defaults.FORWARDED)  # `load_in_8bit=load_in_8bit`
 
 
 def query_keys(unit: Unit) -> set[str]:
@@ -1144,7 +1145,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
                                         + found.get("truth", []),
                                         found.get("assert", []), _calls(unit), _methods(unit),
                                         query_set.unit_captures(unit, ATTRIBUTE_CALLS_KEY), definitions.get("class", []),
-                                        lambda: query_set.unit_captures(unit, ESCAPES_KEY), found.get("attribute_store", []))
+                                        lambda: query_set.unit_captures(unit, ESCAPES_KEY), found.get("attribute_store", []),
+                                        query_set.unit_captures(unit, FORWARDED_KEY).get("value", []))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
     facts.default_none_arms = by_default.none_arms
