@@ -57,6 +57,29 @@ def test_the_main_phase_is_the_readme_first_usage_else_the_most_product_entries(
     assert e.main_phase([app, predict, demo], role, ("train.py",)) == "inference"
 
 
+def test_a_metric_script_the_readme_runs_first_leads_only_where_no_usage_follows_it():
+    """Round 39 V-1: yolov7's README runs test.py (scores a checkpoint on COCO: inference and evaluation) before
+    train.py (README.md:61, :83-124), and the headline was inference. A metric script is no usage of its own: the next
+    launched training or inference entry leads; where none follows, it leads as inference (an evaluation repo). A plain
+    inference app launched first still leads (round 28)."""
+    def role(path):
+        return "product"
+
+    test = PhaseEntry(path="test.py", phases=["inference", "evaluation"], evidence=[])
+    train = PhaseEntry(path="train.py", phases=["training"], evidence=[])
+    detect = PhaseEntry(path="detect.py", phases=["inference"], evidence=[])
+    export = PhaseEntry(path="export.py", phases=["export"], evidence=[])
+    entries = [test, train, detect, export]
+    assert e.main_phase(entries, role, ("test.py", "train.py", "detect.py", "export.py")) == "training"  # yolov7
+    assert e.main_phase(entries, role, ("test.py", "detect.py", "train.py")) == "inference"  # detect.py leads
+    assert e.main_phase(entries, role, ("detect.py", "test.py", "train.py")) == "inference"  # an app first: round 28
+    assert e.main_phase(entries, role, ("test.py", "export.py")) == "inference"  # nothing else runs: it leads
+    assert e.main_phase([test, export], role, ("test.py",)) == "inference"
+    # an entry that trains and evaluates (a trainer with a validation loop) is a trainer
+    fit = PhaseEntry(path="fit.py", phases=["training", "evaluation"], evidence=[])
+    assert e.main_phase([fit, detect], role, ("fit.py", "detect.py")) == "training"
+
+
 def test_the_main_phase_is_training_when_a_product_entry_trains_else_inference():
     def role(path):
         return "test" if path.startswith("tests/") else "product"

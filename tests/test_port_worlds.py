@@ -10,6 +10,7 @@ import sys
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
+import pytest
 from ascend_feasibility.analyzer.core.models import EffortHours, Finding
 from ascend_feasibility.analyzer.port import PortOptions, port
 from ascend_feasibility.analyzer.port.verify import verify_script
@@ -127,6 +128,7 @@ def test_a_script_folder_importing_the_project_package_uses_its_module(tmp_path)
              "tools/convert.py": "import torch\nfrom pkg.ops import f\n\n\ndef main():\n    torch.cuda.synchronize()\n",
              "tools/lone.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n",
              "pkg/tools/split.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+             "setup.py": "from setuptools import find_packages, setup\n\nsetup(name='pkg', packages=find_packages())\n",
              "tools/late.py": "import sys\nimport torch\nsys.path.append('..')\nfrom pkg.ops import f\n\n\ndef main():\n"
                               "    torch.cuda.synchronize()\n"}
     result, ported = _ported(tmp_path, files, ["pkg/ops.py", "tools/convert.py", "tools/lone.py", "tools/late.py",
@@ -145,6 +147,48 @@ def test_a_script_folder_importing_the_project_package_uses_its_module(tmp_path)
     assert "from pkg import _device  # ascend: port" in new["pkg/tools/split.py"]
     code = f"import sys; sys.path[:0] = [{str(ported / 'tools')!r}, {str(ported)!r}]; import convert, lone, late"
     done = subprocess.run([sys.executable, "-c", code], cwd=ported / "tools", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+# Pointcept's shape (round 39 port hunk 5): a script in a namespace folder inside the project's package, run by path
+# (`python pkg/prep/scan/run.py`), importing nothing of the package.
+STANDALONE = {"pkg/__init__.py": "", "pkg/engine.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n",
+              "pkg/prep/scan/run.py": "import argparse\nimport torch\n\n\ndef main():\n    torch.cuda.synchronize()\n\n\n"
+                                      "if __name__ == '__main__':\n    argparse.ArgumentParser().parse_args()\n"}
+
+
+@pytest.mark.parametrize("build", [{}, {"pyproject.toml": "[tool.ruff]\nline-length = 120\n"},
+                                   {"setup.py": "from setuptools import setup\n\nsetup(name='x', packages=['other'])\n"}])
+def test_a_script_run_by_path_in_a_package_nothing_installs_gets_a_module_beside_it(tmp_path, build):
+    """No build file installs pkg (none, one holding only a tool's settings, one installing another package): the
+    script's own folder is its sys.path[0], `from pkg import _device` raises ModuleNotFoundError there."""
+    files = {**STANDALONE, **build}
+    result, ported = _ported(tmp_path, files, ["pkg/engine.py", "pkg/prep/scan/run.py"],
+                             entries=["pkg/prep/scan/run.py"], own_packages=["pkg"])
+    new = {r.path: r.new for r in result.rewrites}
+    assert "\nimport _device  # ascend: port" in new["pkg/prep/scan/run.py"]
+    assert "from pkg import" not in new["pkg/prep/scan/run.py"]
+    assert sorted(result.new_files) == ["pkg/_device.py", "pkg/prep/scan/_device.py"]
+    done = _imports(ported, "pkg/prep/scan", "run")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("build", [
+    {"setup.py": "from setuptools import find_packages, setup\n\nsetup(name='pkg', packages=find_packages())\n"},
+    {"setup.py": "from setuptools import setup\n\nsetup(name='pkg')\n"},  # setuptools discovers pkg
+    {"pyproject.toml": "[project]\nname = 'pkg'\nversion = '1'\n"}])
+def test_a_script_run_by_path_in_an_installed_package_imports_the_package_module(tmp_path, build):
+    """A build file at the root installs pkg (its package list, or setuptools' discovery): after `pip install -e .`
+    the package is importable from any folder, so the script shares the package's module."""
+    files = {**STANDALONE, **build}
+    result, ported = _ported(tmp_path, files, ["pkg/engine.py", "pkg/prep/scan/run.py"],
+                             entries=["pkg/prep/scan/run.py"], own_packages=["pkg"])
+    new = {r.path: r.new for r in result.rewrites}
+    assert "from pkg import _device  # ascend: port" in new["pkg/prep/scan/run.py"]
+    assert sorted(result.new_files) == ["pkg/_device.py"]
+    code = f"import sys; sys.path[:0] = [{str(ported / 'pkg/prep/scan')!r}, {str(ported)!r}]; import run"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ported / "pkg/prep/scan", capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
 
 

@@ -395,12 +395,15 @@ def _place_device_modules(root: Path, report: Report, by_path: dict[str, list[Fi
 
 def _beneath(worlds: Worlds, path: str, module_path: str | None) -> bool:
     """The file lies in the module's package folder (a script folder inside it, xtuner/tools/model_converters/, run
-    by the installed package's CLI) with no project of its own on the way: the installed package is importable."""
+    by the installed package's CLI) with no project of its own on the way, and the package is importable from there:
+    a build file installs it, or the README runs the file with `-m` from the root. Pointcept's
+    pointcept/datasets/preprocessing/*/x.py, run by path in a project nothing installs, has only its own folder on
+    sys.path: `from pointcept import _device` raises ModuleNotFoundError there (round 39 port hunk 5)."""
     if module_path is None or PurePosixPath(module_path).parent == TOP:
         return False
     package = PurePosixPath(module_path).parent
     folder = PurePosixPath(path).parent
-    if not _inside(path, package):
+    if not _inside(path, package) or not (path in worlds.launched_as_module or worlds.installed(package)):
         return False
     while folder != package:
         if worlds.is_build_root(folder):

@@ -33,6 +33,29 @@ def installed_from(root: Path, top: PurePosixPath, package: PurePosixPath) -> bo
     return _setup_installs(root, top, package, dotted) or _pyproject_installs(root, top, package, dotted)
 
 
+def installs(root: Path, top: PurePosixPath, package: PurePosixPath) -> bool:
+    """`pip install` of folder `top` installs `package`: its build file names it (installed_from), or names no package
+    at all and setuptools discovers the folder's packages (a setup.py without `packages=`/`py_modules=`, a pyproject
+    with a [project] table and no package list). A pyproject holding only tools' settings installs nothing."""
+    if installed_from(root, top, package):
+        return True
+    if not all(part.isidentifier() for part in package.relative_to(top).parts):
+        return False
+    data = _read(root, top / "setup.py")
+    if data is not None and b"setup(" in data:
+        keys = parsing.captures(parsing.query("python", PACKAGES_QUERY), parsing.parse("python", data)).get("key", [])
+        return not any(parsing.text(key) in {"packages", "py_modules"} for key in keys)
+    data = _read(root, top / "pyproject.toml")
+    try:
+        document = tomllib.loads(data.decode("utf-8")) if data else {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+    tool = document.get("tool") if isinstance(document.get("tool"), dict) else {}
+    setuptools = tool.get("setuptools") if isinstance(tool.get("setuptools"), dict) else {}
+    return isinstance(document.get("project"), dict) and "packages" not in setuptools and "py-modules" not in setuptools \
+        and "poetry" not in tool
+
+
 def _read(root: Path, path: PurePosixPath) -> bytes | None:
     if not (root / path).is_file():
         return None

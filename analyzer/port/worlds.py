@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.roles import file_role
-from ascend_feasibility.analyzer.port.enclosing_install import installed_from
+from ascend_feasibility.analyzer.port.enclosing_install import installed_from, installs
 from ascend_feasibility.analyzer.port.files import import_point
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
@@ -70,16 +70,26 @@ class Worlds:
     def _has_build_file(self, folder: PurePosixPath) -> bool:
         return any((self.root / folder / name).is_file() for name in BUILD_FILES)
 
+    def installed(self, package: PurePosixPath) -> bool:
+        """A build file installs the regular package (the nearest one above it through regular packages: the root's
+        setup.py/pyproject.toml for a top package), by its package list or by setuptools' discovery where it has none."""
+        at = self._build_folder_above(package)
+        return at is not None and installs(self.root, at, package)
+
     def _installed_above(self, folder: PurePosixPath) -> bool:
-        """A regular package whose nearest build file above, through regular packages, installs it."""
-        if not self.is_package(folder):
-            return False
-        at = folder.parent
+        """A regular package whose nearest build file above, through regular packages, names it in its package list."""
+        at = self._build_folder_above(folder)
+        return at is not None and installed_from(self.root, at, folder)
+
+    def _build_folder_above(self, package: PurePosixPath) -> PurePosixPath | None:
+        if not self.is_package(package):
+            return None
+        at = package.parent
         while not self._has_build_file(at):
             if at == TOP or not self.is_package(at):
-                return False
+                return None
             at = at.parent
-        return installed_from(self.root, at, folder)
+        return at
 
     def world_of(self, path: str) -> PurePosixPath:
         """The file's world: its folder's, or the root where the root's own code loads the file by its dotted name

@@ -55,15 +55,23 @@ def main_phase(entries: list[PhaseEntry], role_of: Callable[[str], str], launche
     launch, in document order; the first that is a product entry point of a main phase, training where it trains),
     else training when an entry point of the product trains, else inference. (Round 28: OmniGen's README runs its
     inference app while one train.py, documented elsewhere, made the whole headline training. Not the phase most
-    entries have: unsloth, a fine-tuning library, has 18 inference probe scripts to 3 trainers.) None when no product
-    entry has either: a library used through its examples (which modules an example uses is not known statically,
-    diffusers loads its own lazily), whose headline is all its required work."""
+    entries have: unsloth, a fine-tuning library, has 18 inference probe scripts to 3 trainers.) A metric script (an
+    inference entry that also evaluates: yolov7's test.py scoring a checkpoint on COCO, README.md:61) is no usage of
+    its own: a training or inference entry launched after it leads, and only where none is does it lead as inference
+    (round 39 V-1: yolov7's headline was inference although README.md:83-124 trains). None when no product entry has
+    either: a library used through its examples (which modules an example uses is not known statically, diffusers
+    loads its own lazily), whose headline is all its required work."""
     product = {entry.path: entry for entry in entries if role_of(entry.path) == "product"}
+    metric_lead = None
     for path in launched:
         entry = product.get(path)
         lead = next((p for p in MAIN_PHASES if entry is not None and p in entry.phases), None)
-        if lead is not None:
+        if lead == "inference" and "evaluation" in entry.phases:
+            metric_lead = metric_lead or lead
+        elif lead is not None:
             return lead
+    if metric_lead is not None:
+        return metric_lead
     phases = {p for entry in product.values() for p in entry.phases}
     return next((p for p in MAIN_PHASES if p in phases), None)
 
