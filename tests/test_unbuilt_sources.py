@@ -81,13 +81,18 @@ def test_a_glob_joined_from_parts_and_names_keeps_the_sources_below_it(tmp_path)
     assert reach["other/stray_kernel.cu"] == {("optional", WHY)}  # outside the joined folder: still not compiled
 
 
-def test_a_joined_path_with_an_unread_part_names_nothing(tmp_path):
+def test_a_glob_with_an_unread_part_walks_the_folder_before_it(tmp_path):
+    """`glob(join(extensions_dir, variant(), "*.cu"))` globs somewhere below pkg/csrc: unknown there is not absent, and
+    no path is made up from the unread part, so a kernel outside pkg/csrc is still not compiled."""
     write_tree(tmp_path, {
-        "setup.py": JOINED_SETUP.replace("'SUB'", "variant()"),  # a part no assignment gives: no path is made up
+        "setup.py": JOINED_SETUP.replace("'SUB'", "variant()"),
         "pkg/csrc/ball_query.cu": KERNEL,
         "pkg/csrc/knn/knn.cu": KERNEL,
+        "other/stray_kernel.cu": KERNEL,
     })
-    assert _reach_by_path(tmp_path)["pkg/csrc/knn/knn.cu"] == {("optional", WHY)}
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["pkg/csrc/knn/knn.cu"]} == {"runs"}
+    assert reach["other/stray_kernel.cu"] == {("optional", WHY)}
 
 
 # setup() that ships its kernels as package data and builds the one extension whose sources it lists; the .cu files

@@ -42,7 +42,8 @@ def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tupl
     index = import_index(run.modules)
     selection = ArmSelection(run.modules, run.context)  # a caught import only an opt-in arm's definitions use
     for extension in facts.extensions:
-        if not extension.sources or extension.name in {"", "?"}:
+        own = sources[id(extension)]
+        if not (extension.sources or own) or extension.name in {"", "?"}:
             covered_by_builder.setdefault(extension.path, []).append(False)
             continue
         names = {extension.name, extension.name.rsplit(".", 1)[-1]}
@@ -50,13 +51,12 @@ def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tupl
         covered_by_builder.setdefault(extension.path, []).append(reason is not None)
         if reason is None:
             continue
-        folders = _source_folders(extension)
+        folders = _source_folders(extension) | {str(PurePosixPath(p).parent) for p in own}  # own: walked folders too
         for path in natives:
             if str(PurePosixPath(path).parent) in folders and run.context.of(path).reach == "runs":
                 result.setdefault(path, ("optional", reason))
         # its own host code too: the sources it lists (cuda_buffers.cu, with no kernel) and the native files beside
         # them that no other extension's sources sit with (the headers)
-        own = sources[id(extension)]
         for path in sorted(own_native_files(extension, own, facts, sources, paths)):
             if run.context.of(path).reach == "runs":
                 result.setdefault(path, ("optional", reason))
