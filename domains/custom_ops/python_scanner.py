@@ -19,6 +19,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, bilingual
+from ascend_feasibility.domains.custom_ops.installed_packages import installed_packages
 from ascend_feasibility.domains.custom_ops.pytorch_routes import may_route, pytorch_routes
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
 from ascend_feasibility.domains.custom_ops.routed_kernels import FUNCTION_RULE
@@ -124,7 +125,8 @@ class _CustomOpsScan(PythonScan):
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, sources,
                                                          builder == "CUDAExtension" or _cuda_sources(sources),
                                                          _all_literal(argument(call, 1, "sources")),
-                                                         collected_folders(argument(call, 1, "sources"), self.imports)))
+                                                         collected_folders(argument(call, 1, "sources"), self.imports),
+                                                         installed_packages(call)))
 
     # Triton -------------------------------------------------------------------------------------------
     def _launches(self, calls: list[Node]) -> dict[str, list[Node]]:
@@ -283,7 +285,8 @@ class _CustomOpsScan(PythonScan):
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
                                                          EXTENSION_BUILDERS[name] == "CUDAExtension" or _cuda_sources(sources),
                                                          _all_literal(argument(call, 1, "sources")),
-                                                         collected_folders(argument(call, 1, "sources"), self.imports)))
+                                                         collected_folders(argument(call, 1, "sources"), self.imports),
+                                                         installed_packages(call)))
             if EXTENSION_BUILDERS[name] == "CUDAExtension":  # a CppExtension builds with the host compiler
                 detector = "cuda-home-guarded-extension" if _under_cuda_home_check(call) else "native-extension-build"
                 self.hit(detector, f"CUDAExtension({ext})", call)

@@ -45,6 +45,8 @@ class ExtensionRecord:
     listed: bool = False  # `sources` is the whole list: every source a plain string, none joined at run time
     folders: list[str] = field(default_factory=list)  # folders `sources` collects by walking them, from the builder's
     # folder ("." where the walked folder is unread: phases/walked_folders.py)
+    installs: list[tuple[str, str]] = field(default_factory=list)  # (package, folder from the builder's) its setup()
+    # installs under another name than the folder's (installed_packages.py)
 
 
 @dataclass
