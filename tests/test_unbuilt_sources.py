@@ -192,3 +192,9 @@ def test_a_walk_above_the_root_or_outside_a_build_names_nothing(tmp_path):
                                                         "\n    print(files)\n"})
     reach = _walking_tree(tmp_path / "script", "'csrc'")  # a walk in a file that builds nothing names no source
     assert reach["libs/pointops/src/knn_query/knn_query_cuda_kernel.cu"] == {("optional", WHY)}
+    # DeepSpeed's env_report.py: a builder's file walking a toolkit's folder outside its `sources`
+    report = ("import os\nfrom torch.utils.cpp_extension import CUDAExtension\n\n\ndef toolkit(home):\n"
+              "    return [f for _, _, fs in os.walk(os.path.realpath(home)) for f in fs]\n\n\n"
+              "EXT = CUDAExtension('pointops._C', sources=['src/pointops_api.cpp'])\n")
+    reach = _walking_tree(tmp_path / "report", "'csrc'", report)
+    assert reach["libs/pointops/src/knn_query/knn_query_cuda_kernel.cu"] == {("optional", WHY)}

@@ -3,8 +3,9 @@
 Pointcept's libs/pointops/setup.py lists no source: `sources = [os.path.join(root, file) for root, dirs, files in
 os.walk(src) for file in files if file.endswith(".cu") ...]` with `src = "src"`, so every .cpp/.cu under
 libs/pointops/src is compiled though no string names one of them. A file building an extension (a CUDAExtension/
-CppExtension or a `cpp_extension.load`) that walks a folder (os.walk, os.listdir, os.scandir, glob.glob/iglob,
-`Path(...).glob/rglob/iterdir`) names that folder. Its argument is read back as joined_paths reads a path: a string, a
+CppExtension or a `cpp_extension.load`) whose `sources` walk a folder (os.walk, os.listdir, os.scandir,
+glob.glob/iglob, `Path(...).glob/rglob/iterdir`), in the expression or the values of the names it adds up, names that
+folder; a walk elsewhere in the file (an environment report listing a toolkit's folder) names none. Its argument is read back as joined_paths reads a path: a string, a
 name assigned one, an `os.path.join` of those. A glob pattern names the folder before its first wildcard. A walk
 whose folder cannot be read (`os.walk(this_dir)`, built at run time) names the builder's own folder ("."): unknown is
 not absent, so nothing under it may be called uncompiled.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.phases.joined_paths import assignment, is_join, path_value
+from ascend_feasibility.domains.python_refs import argument
 
 if TYPE_CHECKING:
     from ascend_feasibility.analyzer.reading.python_names import ImportTable
@@ -33,24 +35,50 @@ WILDCARDS = ("*", "?", "[")
 UNKNOWN = "."  # the builder's own folder
 MAX_NODES = 20000
 MAX_DEPTH = 4  # names and joins followed back from a walk's argument
+BUILDERS = frozenset({"torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
+                      "torch.utils.cpp_extension.load"})
+ADDED = frozenset({"binary_operator", "list", "tuple", "list_splat", "argument_list"})  # a name whose list is added in
 
 
 def walked_folders(unit: Unit) -> list[str]:
-    """The folders `unit`'s walks collect sources from, relative to its folder ("." for the folder itself), when
-    `unit` builds an extension; [] otherwise."""
+    """The folders the sources of `unit`'s extension builds collect by walking them, relative to its folder ("." for
+    the folder itself); [] where it builds none or its builds walk nothing."""
     if not any(word in unit.source.text for word in BUILDER_WORDS):
         return []
-    return sorted({_folder(_walked_path(argument, call, MAX_DEPTH)) for call, argument in _walks(unit.tree(), unit.imports())})
+    imports = unit.imports()
+    folders: set[str] = set()
+    for node in parsing.walk(unit.tree(), limit=MAX_NODES):
+        if node.type == "call" and _is_builder(node, imports):
+            folders.update(collected_folders(argument(node, 1, "sources"), imports))
+    return sorted(folders)
 
 
-def collected_folders(sources: Node | None, imports: ImportTable) -> list[str]:
+def collected_folders(sources: Node | None, imports: ImportTable, depth: int = MAX_DEPTH) -> list[str]:
     """The folders a builder's `sources=` argument collects by walking them: in the expression, or in the value last
-    assigned to the name it passes (`sources = [... os.walk(src) ...]`); [] where it walks none."""
+    assigned to the name it passes (`sources = [... os.walk(src) ...]`), following the names that value adds up
+    (`sources = main_file + source_cuda`); [] where it walks none."""
     value = assignment(parsing.text(sources), sources) if sources is not None and sources.type == "identifier" \
         else sources
     if value is None:
         return []
-    return sorted({_folder(_walked_path(argument, call, MAX_DEPTH)) for call, argument in _walks(value, imports)})
+    folders = {_folder(_walked_path(argument, call, MAX_DEPTH)) for call, argument in _walks(value, imports)}
+    if depth > 0:
+        names = {parsing.text(n): n for n in parsing.walk(value, limit=MAX_NODES, enter_root=True)
+                 if n.type == "identifier" and n.parent is not None and n.parent.type in ADDED}
+        for node in names.values():
+            folders.update(collected_folders(node, imports, depth - 1))
+    return sorted(folders)
+
+
+def _is_builder(call: Node, imports: ImportTable) -> bool:
+    """A CUDAExtension/CppExtension/load() call, by name or through a name bound to one (`extension = CUDAExtension`)."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type not in {"identifier", "attribute"}:
+        return False
+    if qualified_name(function, imports) in BUILDERS:
+        return True
+    bound = assignment(parsing.text(function), call) if function.type == "identifier" else None
+    return bound is not None and bound.type in {"identifier", "attribute"} and qualified_name(bound, imports) in BUILDERS
 
 
 def _walks(root: Node, imports: ImportTable) -> Iterator[tuple[Node, Node]]:
