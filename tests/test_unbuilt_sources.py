@@ -81,13 +81,18 @@ def test_a_glob_joined_from_parts_and_names_keeps_the_sources_below_it(tmp_path)
     assert reach["other/stray_kernel.cu"] == {("optional", WHY)}  # outside the joined folder: still not compiled
 
 
-def test_a_joined_path_with_an_unread_part_names_nothing(tmp_path):
+def test_a_glob_with_an_unread_part_walks_the_folder_before_it(tmp_path):
+    """`glob(join(extensions_dir, variant(), "*.cu"))` globs somewhere below pkg/csrc: unknown there is not absent, and
+    no path is made up from the unread part, so a kernel outside pkg/csrc is still not compiled."""
     write_tree(tmp_path, {
-        "setup.py": JOINED_SETUP.replace("'SUB'", "variant()"),  # a part no assignment gives: no path is made up
+        "setup.py": JOINED_SETUP.replace("'SUB'", "variant()"),
         "pkg/csrc/ball_query.cu": KERNEL,
         "pkg/csrc/knn/knn.cu": KERNEL,
+        "other/stray_kernel.cu": KERNEL,
     })
-    assert _reach_by_path(tmp_path)["pkg/csrc/knn/knn.cu"] == {("optional", WHY)}
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["pkg/csrc/knn/knn.cu"]} == {"runs"}
+    assert reach["other/stray_kernel.cu"] == {("optional", WHY)}
 
 
 # setup() that ships its kernels as package data and builds the one extension whose sources it lists; the .cu files
@@ -133,3 +138,63 @@ def test_package_data_bound_to_a_name_or_key_is_shipping_and_other_lists_build(t
         assert {r for r, _ in reach[built]} == {"runs"}, built
     for shipped in ("pkg/a/bound_kernel.cu", "pkg/b/keyed_kernel.cu"):
         assert reach[shipped] == {("optional", WHY)}, shipped
+
+
+# Pointcept's libs/pointops/setup.py: no source listed, every .cpp/.cu under "src" collected by os.walk (round 39 V-6)
+WALKING_SETUP = (
+    "import os\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n\n"
+    "src = FOLDER\n"
+    "sources = [os.path.join(root, file) for root, dirs, files in os.walk(src) for file in files\n"
+    "           if file.endswith('.cpp') or file.endswith('.cu')]\n"
+    "setup(name='pointops', ext_modules=[CUDAExtension(name='pointops._C', sources=sources)],\n"
+    "      cmdclass={'build_ext': BuildExtension})\n"
+)
+
+
+def _walking_tree(tmp_path, folder: str, setup: str = WALKING_SETUP) -> dict[str, set[tuple[str, str | None]]]:
+    write_tree(tmp_path, {
+        "kernels/setup.py": SETUP,  # a build naming its sources: the project is judged
+        "kernels/fp8_adamw_kernel.cu": KERNEL,
+        "libs/pointops/setup.py": setup.replace("FOLDER", folder),
+        "libs/pointops/src/knn_query/knn_query_cuda_kernel.cu": KERNEL,  # its stem is written nowhere
+        "other/stray_kernel.cu": KERNEL,
+    })
+    return _reach_by_path(tmp_path)
+
+
+def test_a_folder_a_setup_walks_is_compiled(tmp_path):
+    reach = _walking_tree(tmp_path, "'src'")
+    assert {r for r, _ in reach["libs/pointops/src/knn_query/knn_query_cuda_kernel.cu"]} == {"runs"}
+    assert reach["other/stray_kernel.cu"] == {("optional", WHY)}  # outside the walked folder: still not compiled
+
+
+def test_a_glob_or_a_path_walk_of_a_folder_is_compiled(tmp_path):
+    setup = WALKING_SETUP.replace("[os.path.join(root, file) for root, dirs, files in os.walk(src) for file in files\n"
+                                  "           if file.endswith('.cpp') or file.endswith('.cu')]",
+                                  "[str(p) for p in Path(src).rglob('*.cu')]").replace("import os\n",
+                                                                                      "from pathlib import Path\n")
+    reach = _walking_tree(tmp_path, "'src'", setup)
+    assert {r for r, _ in reach["libs/pointops/src/knn_query/knn_query_cuda_kernel.cu"]} == {"runs"}
+    assert reach["other/stray_kernel.cu"] == {("optional", WHY)}
+
+
+def test_a_walk_of_an_unread_folder_keeps_the_builders_folder(tmp_path):
+    """`os.walk(this_dir)`: which folder is unknown, and unknown is not absent; nothing outside the builder's folder."""
+    reach = _walking_tree(tmp_path, "os.path.dirname(os.path.abspath(__file__))")
+    assert {r for r, _ in reach["libs/pointops/src/knn_query/knn_query_cuda_kernel.cu"]} == {"runs"}
+    assert reach["other/stray_kernel.cu"] == {("optional", WHY)}
+
+
+def test_a_walk_above_the_root_or_outside_a_build_names_nothing(tmp_path):
+    reach = _walking_tree(tmp_path / "above", "'../../../src'")  # climbs out of the tree: nothing of it is named
+    assert reach["libs/pointops/src/knn_query/knn_query_cuda_kernel.cu"] == {("optional", WHY)}
+    write_tree(tmp_path / "script", {"list_sources.py": "import os\nfor root, _, files in os.walk('libs/pointops/src'):"
+                                                        "\n    print(files)\n"})
+    reach = _walking_tree(tmp_path / "script", "'csrc'")  # a walk in a file that builds nothing names no source
+    assert reach["libs/pointops/src/knn_query/knn_query_cuda_kernel.cu"] == {("optional", WHY)}
+    # DeepSpeed's env_report.py: a builder's file walking a toolkit's folder outside its `sources`
+    report = ("import os\nfrom torch.utils.cpp_extension import CUDAExtension\n\n\ndef toolkit(home):\n"
+              "    return [f for _, _, fs in os.walk(os.path.realpath(home)) for f in fs]\n\n\n"
+              "EXT = CUDAExtension('pointops._C', sources=['src/pointops_api.cpp'])\n")
+    reach = _walking_tree(tmp_path / "report", "'csrc'", report)
+    assert reach["libs/pointops/src/knn_query/knn_query_cuda_kernel.cu"] == {("optional", WHY)}

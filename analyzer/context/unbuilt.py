@@ -7,6 +7,8 @@ reads (only a lower-case `makefile` that builds a standalone test program). Judg
 their sources (some source's file name is written somewhere), and never where a name could still reach the file: its
 stem written in any file (code, strings, comments, shell, YAML, build files), its path or a folder above it named in a
 string (`"csrc/adam"`, `"kernels/*.cu"`), or a CMakeLists.txt/Makefile in its folder or one above (a glob may take it).
+A builder that collects its sources by walking a folder (Pointcept's `os.walk(src)` with `src = "src"`) names that
+folder, resolved from its own; one whose walked folder cannot be read names its own folder (phases/walked_folders.py).
 """
 
 from __future__ import annotations

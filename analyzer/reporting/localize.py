@@ -45,6 +45,8 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^imported only by modules no entry's import chain reaches: (?P<importers>.+)$", "reason.unreached_importers"),
     (r"^imported only by (?P<importers>.+?), itself optional \((?P<why>.+)\): the project runs without the extension$",
      "reason.optional_extension_importers"),
+    (r"^installed on its own by (?P<builder>\S+) as (?P<packages>.+?), which the project imports only behind guards "
+     r"\((?P<importers>.+)\): the project runs without the extension$", "reason.guarded_extension_package"),
     (r"^taken only without `(?P<flag>[^`]+)` \(sys\.argv, line (?P<line>\d+)\), and the project installs with it: "
      r"(?P<where>.+)$", "reason.argv_opt_out"),
     (r"^built only when (?P<builder>\S+) is imported \(its build of (?P<name>.+?) at line (?P<line>\d+)\), and that "

@@ -34,10 +34,12 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.unbuilt import TRANSLATION_UNITS
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.custom_ops.exported_ops import exported_only_ops
 from ascend_feasibility.domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, NativeUnitRecord
+from ascend_feasibility.domains.phases.walked_folders import within_root
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts, ProjectRun
@@ -162,7 +164,19 @@ def resolved_sources(extension: ExtensionRecord, paths: set[str]) -> set[str]:
             if candidate in paths:
                 found.add(candidate)
                 break
+    for folder in walked_folders(extension):  # every translation unit below a folder the build walks
+        found.update(p for p in paths if p.endswith(TRANSLATION_UNITS) and (folder == "." or p.startswith(folder + "/")))
     return found
+
+
+def walked_folders(extension: ExtensionRecord) -> list[str]:
+    """The project folders the build's walks collect sources from, none when one walk's folder is unread (a walk of
+    the unknown builds an unknown set: its sources are not all in view) or climbs above the root."""
+    if "." in extension.folders:
+        return []
+    here = PurePosixPath(extension.path).parent
+    folders = [within_root(here / folder) for folder in extension.folders]
+    return [] if None in folders else [folder for folder in folders if folder is not None]
 
 
 def _normal(path: PurePosixPath) -> str:
@@ -262,8 +276,8 @@ def orphan_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[
         own, last = sources[id(extension)], extension.name.rsplit(".", 1)[-1]
         reason = None
         shared = {p for e in facts.extensions if e is not extension for p in sources[id(e)]}
-        if (extension.cuda and extension.listed and _judgeable(last) and own - shared and extension.name not in imported
-                and len(own) == len(set(extension.sources))
+        whole = extension.listed and len(own) == len(set(extension.sources)) or _walked_whole(extension)
+        if (extension.cuda and whole and _judgeable(last) and own - shared and extension.name not in imported
                 and _bindings_of(extension, own, facts.bindings)
                 and not any(b.path in own and b.macro != "PYBIND11_MODULE" for b in facts.bindings)
                 and not any(writes_word(m.words, last) and writes_any(m.words, DYNAMIC_IMPORTS) for m in python)):
@@ -278,6 +292,11 @@ def orphan_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[
         if all(reasons) and run.context.of(builder).role == "build":
             result.setdefault(builder, ("optional", reasons[0]))
     return result
+
+
+def _walked_whole(extension: ExtensionRecord) -> bool:
+    """Are all an extension's sources collected by walks of folders in view, none listed besides?"""
+    return not extension.sources and bool(extension.folders) and bool(walked_folders(extension))
 
 
 def own_native_files(extension: ExtensionRecord, own: set[str], facts: CustomOpFacts, sources: dict[int, set[str]],

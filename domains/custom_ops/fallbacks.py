@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.arm_selected import ArmSelection
 from ascend_feasibility.analyzer.context.cuda_arms import Handle, gate_reason
-from ascend_feasibility.analyzer.context.propagation import extension_fallback, import_index, named_elsewhere
+from ascend_feasibility.analyzer.context.propagation import ImportIndex, extension_fallback, import_index, named_elsewhere
 from ascend_feasibility.analyzer.core.findings import Located, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -26,6 +26,7 @@ from ascend_feasibility.domains.base import ProjectRun
 from ascend_feasibility.domains.custom_ops.binding_reach import loads_extension, own_native_files, resolved_sources
 from ascend_feasibility.domains.custom_ops.extension_imports import site_reach
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ExtensionRecord
+from ascend_feasibility.domains.phases.walked_folders import within_root
 
 BUILD_DETECTORS = frozenset({"native-extension-build", "cuda-extension-build-branch", "cuda-home-guarded-extension",
                              "cpp-extension-jit-load"})
@@ -42,23 +43,28 @@ def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tupl
     index = import_index(run.modules)
     selection = ArmSelection(run.modules, run.context)  # a caught import only an opt-in arm's definitions use
     for extension in facts.extensions:
-        if not extension.sources or extension.name in {"", "?"}:
+        own = sources[id(extension)]
+        if not (extension.sources or own) or extension.name in {"", "?"}:
             covered_by_builder.setdefault(extension.path, []).append(False)
             continue
         names = {extension.name, extension.name.rsplit(".", 1)[-1]}
         reason = extension_fallback(names, run.modules, run.context, run.guarded, index) or selection.reason(names)
+        installed = _installed_fallback(extension, run, index) if reason is None else None
+        reason = reason or installed
         covered_by_builder.setdefault(extension.path, []).append(reason is not None)
         if reason is None:
             continue
-        folders = _source_folders(extension)
+        folders = _source_folders(extension) | {str(PurePosixPath(p).parent) for p in own}  # own: walked folders too
         for path in natives:
             if str(PurePosixPath(path).parent) in folders and run.context.of(path).reach == "runs":
                 result.setdefault(path, ("optional", reason))
         # its own host code too: the sources it lists (cuda_buffers.cu, with no kernel) and the native files beside
         # them that no other extension's sources sit with (the headers)
-        own = sources[id(extension)]
         for path in sorted(own_native_files(extension, own, facts, sources, paths)):
             if run.context.of(path).reach == "runs":
+                result.setdefault(path, ("optional", reason))
+        if installed is not None:  # the Python package it installs under another name: loaded only by those imports
+            for path in _installed_modules(extension, run):
                 result.setdefault(path, ("optional", reason))
         builder_folder = str(PurePosixPath(extension.path).parent)
         if builder_folder != "." and (builder_folder in folders or own and all(
@@ -69,6 +75,52 @@ def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tupl
         if not all(covered):
             result.pop(builder, None)
     return result
+
+
+def _installed_fallback(extension: ExtensionRecord, run: ProjectRun, index: ImportIndex) -> str | None:
+    """Why an extension imported only from packages its setup() installs under other names (installed_packages.py:
+    Pointcept's pointgroup_ops_cuda, imported by functions/, installed as `pointgroup_ops`) never has to run: every
+    product import of those names falls back (extension_fallback). None where another file imports it."""
+    here = PurePosixPath(extension.path).parent
+    folders = {package: within_root(here / folder) for package, folder in extension.installs}
+    if not folders or None in folders.values():
+        return None
+    importers = [m.path for m in run.modules if any(loads_extension(extension, module) for module in m.imports)]
+    if not importers or not all(any(path.startswith(f"{folder}/") for folder in folders.values())
+                                for path in importers):
+        return None
+    reason = extension_fallback(set(folders), run.modules, run.context, run.guarded, index)
+    return reason if reason is not None else _guarded_package_reason(extension, set(folders), run)
+
+
+def _installed_modules(extension: ExtensionRecord, run: ProjectRun) -> list[str]:
+    """The running Python files of the folders the extension's setup() installs under other names."""
+    here = PurePosixPath(extension.path).parent
+    folders = tuple(f"{folder}/" for folder in (within_root(here / f) for _, f in extension.installs) if folder)
+    return [m.path for m in run.modules if m.path.startswith(folders) and run.context.of(m.path).reach == "runs"]
+
+
+def _guarded_package_reason(extension: ExtensionRecord, packages: set[str], run: ProjectRun) -> str | None:
+    """Why a separately installed extension package (its own setup.py below the root) need not run when every product
+    import of it sits behind a guard (`try: from pointgroup_ops import ... except ImportError: ... = None`): the
+    project is made to run without it. None where a product file imports it unguarded, or nothing imports it."""
+    if "/" not in extension.path:
+        return None  # the root's setup.py: the project's own install builds it
+    sites = []
+    for f in run.modules:
+        place = run.context.of(f.path)
+        if place.role not in COUNTED_ROLES or place.reach != "runs" or f.path in run.guarded:
+            continue  # an importer nothing running loads (unloaded.py) or itself guarded loads nothing here
+        for module in f.imports:
+            if module in packages or module.split(".", 1)[0] in packages:
+                if module not in f.guarded_imports:
+                    return None
+                sites.append(f.path)
+    if not sites:
+        return None
+    shown = ", ".join(sorted(set(sites))[:3])
+    return (f"installed on its own by {extension.path} as {', '.join(sorted(packages))}, which the project imports only "
+            f"behind guards ({shown}): the project runs without the extension")
 
 
 def _source_folders(extension: ExtensionRecord) -> set[str]:

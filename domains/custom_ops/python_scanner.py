@@ -19,10 +19,12 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, bilingual
+from ascend_feasibility.domains.custom_ops.installed_packages import installed_packages
 from ascend_feasibility.domains.custom_ops.pytorch_routes import may_route, pytorch_routes
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
 from ascend_feasibility.domains.custom_ops.routed_kernels import FUNCTION_RULE
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import launched_with_else_arm
+from ascend_feasibility.domains.phases.walked_folders import collected_folders
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords, unit_references
 from tree_sitter import Node
 
@@ -122,7 +124,9 @@ class _CustomOpsScan(PythonScan):
             sources = _strings(argument(call, 1, "sources"))
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, sources,
                                                          builder == "CUDAExtension" or _cuda_sources(sources),
-                                                         _all_literal(argument(call, 1, "sources"))))
+                                                         _all_literal(argument(call, 1, "sources")),
+                                                         collected_folders(argument(call, 1, "sources"), self.imports),
+                                                         installed_packages(call)))
 
     # Triton -------------------------------------------------------------------------------------------
     def _launches(self, calls: list[Node]) -> dict[str, list[Node]]:
@@ -280,7 +284,9 @@ class _CustomOpsScan(PythonScan):
             sources = _strings(argument(call, 1, "sources"))
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
                                                          EXTENSION_BUILDERS[name] == "CUDAExtension" or _cuda_sources(sources),
-                                                         _all_literal(argument(call, 1, "sources"))))
+                                                         _all_literal(argument(call, 1, "sources")),
+                                                         collected_folders(argument(call, 1, "sources"), self.imports),
+                                                         installed_packages(call)))
             if EXTENSION_BUILDERS[name] == "CUDAExtension":  # a CppExtension builds with the host compiler
                 detector = "cuda-home-guarded-extension" if _under_cuda_home_check(call) else "native-extension-build"
                 self.hit(detector, f"CUDAExtension({ext})", call)
@@ -288,7 +294,8 @@ class _CustomOpsScan(PythonScan):
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
-                                                         _cuda_sources(sources)))
+                                                         _cuda_sources(sources), folders=collected_folders(
+                                                             argument(call, 1, "sources"), self.imports)))
             self.hit("cpp-extension-jit-load", f"load({ext})", call)
         elif name == INLINE_LOADER and call is not None and "cuda_sources" in keywords(call):
             ext = _string(argument(call, 0, "name")) or "?"

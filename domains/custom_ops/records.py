@@ -43,6 +43,10 @@ class ExtensionRecord:
     sources: list[str]
     cuda: bool = False  # builds CUDA code (CUDAExtension, or a loader given CUDA sources)
     listed: bool = False  # `sources` is the whole list: every source a plain string, none joined at run time
+    folders: list[str] = field(default_factory=list)  # folders `sources` collects by walking them, from the builder's
+    # folder ("." where the walked folder is unread: phases/walked_folders.py)
+    installs: list[tuple[str, str]] = field(default_factory=list)  # (package, folder from the builder's) its setup()
+    # installs under another name than the folder's (installed_packages.py)
 
 
 @dataclass

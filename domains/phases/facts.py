@@ -66,6 +66,7 @@ from ascend_feasibility.domains.phases.prose import PROSE_KEY, without_prose
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
 from ascend_feasibility.domains.phases.uncalled_methods import builds_attribute_names, uncalled_methods
 from ascend_feasibility.domains.phases.unhooked_loaders import unhooked_loaders
+from ascend_feasibility.domains.phases.walked_folders import walked_folders, within_root
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
 from tree_sitter import Node
@@ -1229,6 +1230,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
         if named is not None:
             arms.setdefault(named, []).append(env_arm(node) if reads_env else None)
             ref_starts.setdefault(named, []).append(node.start_byte)
+    # a builder collecting its sources by walking a folder names that folder, resolved from its own (never above root)
+    refs.update(f for f in (within_root(PurePosixPath(unit.path).parent / w) for w in walked_folders(unit)) if f)
     facts.source_refs = sorted(refs)
     facts.unhooked_loaders = unhooked_loaders(unit, ref_starts)
     facts.switched_source_refs = {ref: whys[0] for ref, whys in sorted(arms.items()) if all(whys)}

@@ -24,12 +24,17 @@ def joined_path(content: Node) -> str | None:
     string = content.parent
     arguments = string.parent if string is not None else None
     call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
-    if call is None or not _is_join(call):
+    if call is None or not is_join(call):
         return None
     return _join(call, MAX_DEPTH)
 
 
-def _is_join(call: Node) -> bool:
+def path_value(node: Node, at: Node) -> str | None:
+    """The path an expression at `at` holds: a string, a name assigned one, a join of those; None when unread."""
+    return _value(node, at, MAX_DEPTH)
+
+
+def is_join(call: Node) -> bool:
     function = call.child_by_field_name("function")
     return function is not None and function.type == "attribute" and parsing.text(function).endswith("path.join")
 
@@ -52,16 +57,16 @@ def _value(node: Node, at: Node, depth: int) -> str | None:
         if any(c.type == "interpolation" for c in node.named_children):
             return None
         return "".join(parsing.text(c) for c in node.named_children if c.type == "string_content")
-    if node.type == "call" and _is_join(node) and depth > 0:
+    if node.type == "call" and is_join(node) and depth > 0:
         return _join(node, depth - 1)
     if node.type == "identifier" and depth > 0:
-        assigned = _assignment(parsing.text(node), at)
+        assigned = assignment(parsing.text(node), at)
         if assigned is not None:
             return _value(assigned, assigned, depth - 1)
     return None
 
 
-def _assignment(name: str, at: Node) -> Node | None:
+def assignment(name: str, at: Node) -> Node | None:
     """The value of the last `name = ...` before `at` in its function, else in the module."""
     scope = parsing.enclosing(at, ("function_definition", "module"))
     while scope is not None:
