@@ -525,6 +525,34 @@ def test_a_segmented_sum_over_lengths_read_from_an_index_array_is_a_pytorch_redu
     assert _kernel_findings(fixed) == [("OPS002", "pool_kernel (other)")]
 
 
+GATHERED_SUM = """
+__global__ void interp_forward_kernel(int n, int c, int k, const float* input, const int* idx, const float* weight,
+                                      float* output) {
+  int index = blockIdx.x * blockDim.x + threadIdx.x;
+  if (index >= n * c) return;
+  int c_idx = index % c, n_idx = index / c;
+  for (int i = 0; i < k; i++) {
+    int input_idx = idx[n_idx * k + i] * c + c_idx;
+    output[index] += input[input_idx] * weight[n_idx * k + i];
+  }
+}
+"""
+
+
+def test_a_loop_adding_elements_read_through_an_index_array_is_a_gather_and_sum():
+    """Round 39 verdicts (Pointcept): pointops' interpolation and aggregation kernels add, into each output, its
+    neighbours read through an index array: advanced indexing and a sum over the neighbour axis, not an "other"
+    blocker. Not flagged: the same loop over the thread's own elements (no loaded index) is a plain fixed-count sum,
+    and a body with atomics is no gather-and-sum."""
+    assert _kernel_findings(GATHERED_SUM) == [("OPS001", "interp_forward_kernel (gathered_sum)")]
+    assert "advanced indexing" in load_knowledge().kernel_class("gathered_sum").replacement.en
+    own = GATHERED_SUM.replace("idx[n_idx * k + i] * c + c_idx", "(n_idx * k + i) * c + c_idx")
+    assert _kernel_findings(own) == [("OPS002", "interp_forward_kernel (other)")]
+    atomic = GATHERED_SUM.replace("output[index] += input[input_idx] * weight[n_idx * k + i];",
+                                  "atomicAdd(output + input_idx, weight[i]);")
+    assert _kernel_findings(atomic)[0][1] != "interp_forward_kernel (gathered_sum)"
+
+
 def test_an_atomic_add_into_an_indexed_slot_is_a_scatter_add_and_a_kept_counter_is_a_group_rank():
     """Round 37 B1 row 5: DSVT's ingroup_inds_kernel is `cnt = atomicAdd(&counter[group[i]], 1)`: a rank within each
     group (argsort + segment offsets), not a blocker. An atomicAdd whose result is dropped into a slot addressed by a

@@ -12,7 +12,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 Shape = Literal["recurrence", "elementwise", "running_product", "iterative_selection", "segmented_reduction",
-                "group_rank"]
+                "group_rank", "gathered_sum"]
 
 MAX_BODY_BYTES = 200_000  # a generated kernel past this is read by its name alone
 MAX_LOOPS = 200
@@ -59,6 +59,8 @@ def body_shape(function: Node, own_loops: frozenset[str] = frozenset()) -> Shape
             return counted
     if any(_segmented_sum(loop, body, declared, memory) for loop in loops[:MAX_LOOPS]):
         return "segmented_reduction"
+    if not _atomic_calls(body) and any(_gathered_sum(loop, body, memory) for loop in loops[:MAX_LOOPS]):
+        return "gathered_sum"
     calls = _calls(body)
     if loops or calls & own_loops or _atomic_calls(body) or any(name in SYNCHRONISING or name.startswith("__shfl")
                                                                   for name in calls):
@@ -154,6 +156,25 @@ def _segmented_sum(loop: Node, body: Node, declared: dict[str, tuple[bool, bool]
             if left is not None and value is not None and left.type in {"subscript_expression", "pointer_expression"} \
                     and _base_name(left) in memory and _value_names(value) & accumulators:
                 return True
+    return False
+
+
+def _gathered_sum(loop: Node, body: Node, memory: set[str]) -> bool:
+    """Does `loop` add into an output element (`output[index] += ...`, a kernel output addressed without a loaded
+    index) values that read an element addressed through a value loaded from an index array (`input[input_idx]` with
+    `input_idx = idx[i] * c + c_idx`, or `input[idx[i]]`)? A gather of each output's neighbours and a weighted sum over
+    them: pointops' aggregation and interpolation kernels (round 39 verdicts)."""
+    loaded = _loaded_from_arrays(body)
+    for node in _walk(loop.child_by_field_name("body") or loop):
+        if node.type != "assignment_expression" or _text(node.child_by_field_name("operator")) != "+=":
+            continue
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "subscript_expression" or _base_name(left) not in memory \
+                or _addresses_by_loaded(left.child_by_field_name("indices") or left, loaded):
+            continue
+        if any(n.type == "subscript_expression" and _base_name(n) in memory
+               and _addresses_by_loaded(n.child_by_field_name("indices") or n, loaded) for n in _walk(right)):
+            return True
     return False
 
 
@@ -461,7 +482,7 @@ def class_for_shape(kb, named, shape: Shape | None):
     catch_all = kb.kernel_classes[-1]
     if shape in ("recurrence", "running_product", "iterative_selection") and (named.path == "pytorch" or named is catch_all):
         return kb.kernel_class(shape)
-    if shape in ("segmented_reduction", "group_rank") and named is catch_all:
+    if shape in ("segmented_reduction", "group_rank", "gathered_sum") and named is catch_all:
         return kb.kernel_class(shape)
     # a body with no loop, no atomic and no shared memory reduces nothing, whatever a name's "min" or "max" said
     if shape == "elementwise" and (named is catch_all or named.name == "reduction"):
