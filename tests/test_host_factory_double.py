@@ -1,7 +1,7 @@
 """PRC006 and PRC005 where the value's device or dtype is decided before the NPU sees it (round 37 classes).
 
 `.double()` of a tensor made by a factory without `device=` runs on the CPU and keeps float64 there, unless the file
-sets a default device or the value is handed out of its function to be moved elsewhere (domains/host_values.py). A norm
+sets a default device or the value is handed out of its function to be moved elsewhere (analyzer/context/host_values.py). A norm
 layer's dtype assert on its own forward argument, with no autocast in the forward, holds or fails as on CUDA
 (domains/precision/norm_inputs.py)."""
 

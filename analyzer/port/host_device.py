@@ -6,15 +6,15 @@ and dumps the state dict as hex; export_onnx.py picks `'cuda' if torch.cuda.is_a
 check already picks 'cpu', which is what the export wants; the rewrite would only map the checkpoint to the NPU and back.
 
 A file is such a script when it names at least one device, calls no `.cuda()`/`.npu()`, and every device it names
-(`torch.device(...)`, `device=`, `map_location=`, `.to(device)`) is the host (domains/host_values.py), or is a name the
+(`torch.device(...)`, `device=`, `map_location=`, `.to(device)`) is the host (analyzer/context/host_values.py), or is a name the
 file reads only as `map_location=` while it exports (knowledge/phases/signals.toml names.export). The statements that
 bind such a map-only name are the picks the port leaves.
 """
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.host_values import PUT, device_on_host, moves_to_device, positional_arguments
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.host_values import PUT, device_on_host, moves_to_device, positional_arguments
 from ascend_feasibility.knowledge import load_phase_signals
 from tree_sitter import Node
 

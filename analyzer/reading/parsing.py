@@ -131,6 +131,18 @@ def callee_name(call: Node) -> str | None:
     return text(function) if function.type == "identifier" else None
 
 
+def keywords(call: Node) -> dict[str, Node]:
+    """Keyword arguments of a call: name → value node."""
+    args = call.child_by_field_name("arguments")
+    result = {}
+    for child in args.named_children if args is not None else []:
+        if child.type == "keyword_argument":
+            name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+            if name is not None and value is not None:
+                result[text(name)] = value
+    return result
+
+
 def if_arms(statement: Node) -> list[tuple[Node | None, Node | None]]:
     """(condition, body) of each arm of an `if` statement in order: the `if`, each `elif`, and the `else` (condition
     None)."""

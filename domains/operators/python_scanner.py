@@ -16,10 +16,10 @@ Every overload a unit reaches is kept in the unit's cache (``operators``) for th
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.host_values import BARE, on_host, tensor_arguments
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import triggers
 from ascend_feasibility.domains.base import Hit, Span, Unit
-from ascend_feasibility.domains.host_values import BARE, on_host, tensor_arguments
 from ascend_feasibility.domains.operators import calls
 from ascend_feasibility.domains.operators.fast_path_calls import can_take_fast_path
 from ascend_feasibility.domains.python_refs import REFERENCES, PythonDomainScanner, PythonScan, in_message, unit_references

@@ -18,8 +18,8 @@ The table counts as built on the host when, in the function that makes it:
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.host_values import sets_default_device
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.host_values import sets_default_device
 from tree_sitter import Node
 
 HOST_TABLE = "host-table"

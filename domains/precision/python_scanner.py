@@ -6,11 +6,11 @@ and float64 work that stays on the CPU, are left alone."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.host_values import device_on_host, read_back_later, stays_on_host
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import launch_flags
 from ascend_feasibility.domains.base import Hit, Unit
-from ascend_feasibility.domains.host_values import device_on_host, read_back_later, stays_on_host
 from ascend_feasibility.domains.metric_classes import in_metric_code
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
 from ascend_feasibility.domains.precision.float32_outputs import (

@@ -16,7 +16,7 @@ or registered as a buffer is usually moved to the device by another function (a 
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.python_refs import keywords
+from ascend_feasibility.analyzer.reading.parsing import keywords
 from tree_sitter import Node
 
 FACTORIES = {"tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "randn", "rand",
