@@ -119,3 +119,23 @@ def test_in_walk_order_puts_captures_where_the_walk_meets_them(kind, query):
     walked = [node for node in parsing.walk(root) if node.type == kind]
     assert len(walked) > 3
     assert _places(parsing.in_walk_order(captured)) == _places(walked)
+
+
+def _targets(source: bytes):
+    assignment = parsing.parse("python", source).named_children[0].named_children[0]
+    left = assignment.child_by_field_name("left")
+    return [left] if left.type not in parsing.TUPLE_TARGETS else left.named_children
+
+
+@pytest.mark.parametrize("source, values", [
+    (b"a = False", ["False"]),
+    (b"a.b, c.d = True, False", ["True", "False"]),  # round 39 B2 row 41: each target takes the value at its place
+    (b"(a, b) = (1, 2)", ["1", "2"]),
+    (b"[a, b] = [1, 2]", ["1", "2"]),
+    (b"a, b = f()", [None, None]),  # no literal tuple on the right: no place has a value of its own
+    (b"a, b = 1, 2, 3", [None, None]),
+    (b"a, *b = 1, 2, 3", [None, None]),  # a starred target shifts the places
+])
+def test_assigned_value_pairs_a_tuple_target_with_its_value(source, values):
+    found = [parsing.assigned_value(t) for t in _targets(source)]
+    assert [parsing.text(v) if v is not None else None for v in found] == values

@@ -21,6 +21,8 @@ _GRAMMARS = {
     "cuda": tree_sitter_cuda.language,
     "cpp": tree_sitter_cpp.language,
 }
+TUPLE_TARGETS = frozenset({"pattern_list", "tuple_pattern", "list_pattern"})
+TUPLE_VALUES = frozenset({"expression_list", "tuple", "list"})
 
 
 @functools.cache
@@ -166,6 +168,26 @@ def assignment_of(value: Node) -> Node | None:
     parent = value.parent
     return parent if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == value \
         else None
+
+
+def assigned_value(target: Node) -> Node | None:
+    """The value `target` receives from the assignment whose left side it is: the whole right side, or, for an item of
+    a tuple or list target (`a, b = x, y`, `(a, b) = (x, y)`), the right side's item at the same place (None where the
+    right side is no literal tuple or list of as many items, or a starred item makes the places differ)."""
+    parent = target.parent
+    if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == target:
+        return parent.child_by_field_name("right")
+    if parent is None or parent.type not in TUPLE_TARGETS:
+        return None
+    assignment = parent.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("left") != parent:
+        return None
+    right = assignment.child_by_field_name("right")
+    targets = [c for c in parent.named_children if c.type != "comment"]
+    values = [c for c in right.named_children if c.type != "comment"] if right is not None and right.type in TUPLE_VALUES \
+        else []
+    starred = any(n.type in {"list_splat_pattern", "list_splat"} for n in (*targets, *values))
+    return values[targets.index(target)] if len(values) == len(targets) and not starred else None
 
 
 def name_bound_by_statement(value: Node) -> tuple[Node, Node] | None:

@@ -299,10 +299,10 @@ def _dtype(value: Node, imports: ImportTable) -> str:
 
 
 def assigns_default(name: str, chain: Node) -> bool:
-    """Is `chain` (the switch `name`) the left side of an assignment of PyTorch's default for it, a True/False literal?"""
+    """Is `chain` (the switch `name`) assigned PyTorch's default for it, a True/False literal, as the whole left side
+    or as an item of a tuple target (`cudnn.benchmark, cudnn.deterministic = True, False`, round 39 B2 row 41)?"""
     default = load_cuda_features().flag_defaults.get(name)
-    parent = chain.parent
-    if default is None or parent is None or parent.type != "assignment" or parent.child_by_field_name("left") != chain:
+    if default is None:
         return False
-    right = parent.child_by_field_name("right")
-    return right is not None and right.type == ("true" if default else "false")
+    value = parsing.assigned_value(chain)
+    return value is not None and value.type == ("true" if default else "false")

@@ -13,6 +13,7 @@ from ascend_feasibility.domains.device import (
     cuda_method_device,
     literals,
     mask_guards,
+    mask_hides,
     mask_reads,
     own_runtimes,
     provider_names,
@@ -172,6 +173,8 @@ class _FileScan(PythonScan):
         access = mask_reads.access(node)
         if access == "write" and own_runtimes.pins_only_own_runtime(node, self.imports):
             return (OWN_RUNTIME_PIN,)
+        if access == "write" and mask_hides.hides_every_device(node):
+            return (mask_hides.HIDES_ALL,)
         if access == "write" and mask_guards.identity_default(node):
             return (mask_guards.IDENTITY_DEFAULT,)
         if access == mask_reads.READ and (mask_guards.only_guards_own_write(node)

@@ -9,7 +9,8 @@
   program is `nvidia-smi` given to a process launcher (subprocess, os.system/popen),
   as a string or as the first item of an argument list, except in a function that already names the NPU or
   Ascend (a detection chain with its NPU arm). A launch whose failure is caught and only logged, and whose value only
-  fills a log, is a diagnostic (domains/device/logged_probes.py).
+  fills a log, is a diagnostic (domains/device/logged_probes.py); a launch that is a statement of its own, through
+  the shell, its output left to the console, only prints (domains/device/printed_launches.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
 from ascend_feasibility.domains.device.logged_probes import LOGGED_ONLY, logged_diagnostic
+from ascend_feasibility.domains.device.printed_launches import PRINTED_ONLY, printed_only
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, literal_is_docstring, unit_references
 from ascend_feasibility.domains.python_words import words
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -112,8 +114,10 @@ class _ResourceScan(PythonScan):
             if qualified_name(call.child_by_field_name("function"), self.imports) not in PROCESS_LAUNCHERS:
                 return
         if call is not None and not npu_aware_function(call):
-            logged = logged_diagnostic(call, _display().is_message_call)
-            self.hit("nvidia-smi-call", parsing.text(string)[:80], string, facets=(LOGGED_ONLY,) if logged else ())
+            launcher = qualified_name(call.child_by_field_name("function"), self.imports)
+            facets = (LOGGED_ONLY,) if logged_diagnostic(call, _display().is_message_call) \
+                else (PRINTED_ONLY,) if argument is string and printed_only(call, launcher, string) else ()
+            self.hit("nvidia-smi-call", parsing.text(string)[:80], string, facets=facets)
 
     def _launch_of(self, assignment: Node) -> Node | None:
         """`command = "nvidia-smi --query-gpu=..."` then `subprocess.check_output(command.split())` in the same scope:
@@ -193,7 +197,6 @@ class NvidiaSmiShellScanner(Scanner):
         ]
 
 
-PRINTED_ONLY = "printed-only"
 STATEMENT_LISTS = frozenset({"program", "compound_statement", "do_group"})
 
 
