@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, P
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
 from ascend_feasibility.analyzer.reading.discovery import REQUIREMENTS_FOLDER
 from ascend_feasibility.analyzer.reading.manifests import Declaration
+from ascend_feasibility.analyzer.reading.script_environments import GROUP_PREFIX as THROWAWAY_GROUP
 from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.domains.dependencies.companion_caps import COMPANIONS, below, companion_caps
@@ -899,7 +900,12 @@ def _extras_folded(grouped: list[tuple[Declaration, list[str] | None]]) -> list[
 
 
 def declared_optional(site: Declaration) -> Place | None:
-    """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file)."""
+    """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file), or an
+    install into an environment a script makes for its own tool and removes (script_environments.py)."""
+    if site.group.startswith(THROWAWAY_GROUP):
+        return Place(reach="optional", reason=f"{site.path}:{site.line}: installed into the conda environment "
+                     f"{site.group.removeprefix(THROWAWAY_GROUP)!r} that the script creates for its own tool and removes "
+                     "afterwards, not the environment the project runs in")
     if site.group != "main":
         return Place(reach="optional", reason=f"{site.path}:{site.line}: declared in the optional group {site.group!r}")
     at = PurePosixPath(site.path.lower())
