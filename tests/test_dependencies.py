@@ -1299,3 +1299,21 @@ def test_an_extras_line_is_required_where_product_code_imports_the_package_plain
     write(tmp_path / "main", main)
     found = {f.path: f.reach for f in _findings(tmp_path / "main", "DEP001") if f.symbol == "mmcv"}
     assert found["requirements/runtime.txt"] == "runs" and found["requirements/mminstall.txt"] == "optional"
+
+
+def test_an_import_of_an_extension_the_project_builds_is_no_undeclared_package(tmp_path):
+    # Pointcept's libs/pointgroup_ops: setup.py builds CUDAExtension("pointgroup_ops_cuda"), functions.py imports it.
+    # The import is the project's own build (OPS013 speaks for it), never a package to declare (DEP003); an import of
+    # a CUDA-named module no setup.py builds still is (round 39 B2 class 1).
+    write(tmp_path, {
+        "requirements.txt": "torch==2.6.0\n",
+        "libs/pointgroup_ops/setup.py": (
+            "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+            "setup(name='pointgroup_ops', ext_modules=[CUDAExtension(name='pointgroup_ops_cuda', "
+            "sources=['src/bfs_cluster.cpp', 'src/bfs_cluster_kernel.cu'])], cmdclass={'build_ext': BuildExtension})\n"),
+        "libs/pointgroup_ops/functions/functions.py": "import torch\nimport pointgroup_ops_cuda\nimport nvidia_dali\n",
+        "train.py": "import torch\nfrom libs.pointgroup_ops.functions import functions\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert sorted(f.symbol for f in report.findings if f.rule == "DEP003") == ["nvidia-dali"]
+    assert [f.line for f in report.findings if f.rule == "OPS013"] == [2]

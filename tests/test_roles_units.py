@@ -37,6 +37,13 @@ def role(path: str, overrides=None, beside_package: bool = False) -> str:
     (".github/workflows/ci.yml", "ci"), (".travis.yml", "ci"), ("Jenkinsfile", "ci"), ("x/.gitlab-ci.yml", "ci"),
     ("ci/examples/run.py", "ci"), ("docs/.github/x.py", "docs"),
     ("examples/train.py", "example"), ("pkg/Benchmarks/run.py", "example"), ("examples/setup.py", "example"),
+    # an example word as a folder's word part (split at _ - .) makes an example of a notebook, script or manifest
+    # there (mmaction2's projects/stad_tutorial/demo_stad.ipynb), never of a Python module: a product package may
+    # carry the word (diffusers' pipelines/paint_by_example/, a `tutorials_lib` package product code imports)
+    ("projects/stad_tutorial/demo_stad.ipynb", "example"), ("docs_x/tutorial-zh/run.sh", "example"),
+    ("demo_notebooks/a.ipynb", "example"), ("Demo.Notebooks/requirements.txt", "example"),
+    ("pipelines/paint_by_example/pipeline.py", "product"), ("tutorials_lib/core.py", "product"),
+    ("demographics/a.ipynb", "product"), ("stad_tutorials_x/setup.py", "build"),
     # top-level tool folders (Python only), environment reports anywhere
     ("scripts/convert.py", "example"), ("Scripts/convert.ipynb", "example"), ("utils/print_env.py", "example"),
     ("pkg/scripts/convert.py", "product"), ("scripts/run.sh", "product"), ("scripts.py", "product"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple, TypeVar
@@ -87,7 +88,8 @@ def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list
         return "ci"
     if len(view.parts) > 1 and view.parts[0].lower() in conventions.release_dirs:
         return "ci"  # release packaging at the top level (packaging/pkg_helpers.bash, conda-recipe/meta.yaml)
-    if not folders.isdisjoint(sets.example_dirs):
+    if not folders.isdisjoint(sets.example_dirs) or (
+            view.suffix != ".py" and any(not sets.example_dirs.isdisjoint(_words(part)) for part in folders)):
         return "example"
     if len(view.parts) > 1 and view.parts[0].lower() in conventions.tool_dirs and view.suffix in {".py", ".ipynb"}:
         return "example"  # a developer tool at the top level (scripts/convert_*.py, utils/print_env.py)
@@ -101,6 +103,16 @@ def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list
     if is_conda_environment_name(name):  # a variant beside environment.yaml (RAFT-Stereo's environment_cuda11.yaml):
         return "build"  # the same kind of file as the manifest reader sees it, so the same role
     return "product"
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _words(folder: str) -> frozenset[str]:
+    """A folder name's word parts, split at _ - . (`stad_tutorial`, `tutorial-zh`, `demo_notebooks`), as the backend
+    words of a path part are read (context/project.py). A word part makes an example of every file in the folder but a
+    Python module: a product package may carry the word in its name (diffusers' pipelines/paint_by_example/, torchtitan's
+    torchtitan_recipes/) and its modules are imported; a notebook, script or manifest there is no module anything
+    imports (mmaction2's projects/stad_tutorial/demo_stad.ipynb, round 39 A2 class 4, B2 class 8)."""
+    return frozenset(word for word in re.split(r"[-_.]", folder) if word)
 
 
 def has_root_package(paths) -> bool:

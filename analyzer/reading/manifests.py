@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 import yaml
-from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
+from ascend_feasibility.analyzer.reading import bounded_yaml, parsing, script_environments
 from ascend_feasibility.analyzer.reading.source import Unreadable, read_contained
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -411,10 +411,13 @@ def parse_install_commands(relative: str, root_node: Node, source: str = "pip-in
     `!`, install documents' shell: `source` "doc-install", below every manifest). A `"${NAME[@]}"` argument installs
     the requirement strings of the script's array NAME (torchchat's install_torch.sh); a line or array element inside
     an `if` whose test names one of `npu_probes` (`command -v npu-smi`) is the script's NPU arm (`arm` "npu"), and
-    one in a sibling branch of that `if` is another backend's (`arm` "other")."""
+    one in a sibling branch of that `if` is another backend's (`arm` "other"). An install into a conda environment
+    the script creates, activates and removes (script_environments.py) is in the group "throwaway-env:NAME"."""
     declarations: list[Declaration] = []
     found = parsing.captures(parsing.query("bash", INSTALL_QUERY), root_node)
     arrays: dict[str, list[tuple[str, Node]]] | None = None
+    # an install into an environment the script creates, activates and removes again is in that environment's group
+    throwaway = script_environments.throwaway_spans(found.get("command", []))
     for command in found.get("command", []):
         nodes = command.children_by_field_name("argument")
         words = [parsing.text(w) for w in nodes]
@@ -458,7 +461,10 @@ def parse_install_commands(relative: str, root_node: Node, source: str = "pip-in
                     declared = parse_requirement_text(text, relative, at, source)
                 if isinstance(declared, Declaration):
                     arm = _install_arm(where, npu_probes) if npu_probes else ""
-                    declarations.append(replace(declared, arm=arm) if arm else declared)
+                    declared = replace(declared, arm=arm) if arm else declared
+                    environment = script_environments.throwaway_environment(command, throwaway) if throwaway else ""
+                    declarations.append(replace(declared, group=script_environments.GROUP_PREFIX + environment)
+                                        if environment else declared)
     return declarations, []
 
 

@@ -69,6 +69,7 @@ class DependenciesDomain(Domain):
             [d for f in facts for d in f.pythons],
             bundled_manifests(run, {d.path for d in declarations}, installs),
             [d for f in facts for d in f.version_asserts],
+            built_extension_modules(run.facts.get("custom_ops", [])),
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix
@@ -90,6 +91,14 @@ class DependenciesDomain(Domain):
                                        run.factory)
         weights_only = next(code for code, rule in run.kb.rules.items() if rule.match.detector == WEIGHTS_ONLY)
         run.findings = on_old_torch(run.findings, run.published.get("declarations", []), weights_only)
+
+
+def built_extension_modules(custom_ops_facts) -> frozenset[str]:
+    """The top-level module names of the native extensions the project builds from Python (setup.py's
+    CUDAExtension/CppExtension, cpp_extension.load): `pointgroup_ops_cuda`, `pointops` of `pointops._C`. A CMake build's
+    record is named after its folder, no module, and is left out."""
+    return frozenset(e.name.split(".")[0] for f in custom_ops_facts for e in f.extensions
+                     if e.path.endswith(".py") and e.name not in {"", "?"})
 
 
 def _configured_on(run: ProjectRun) -> frozenset[str]:

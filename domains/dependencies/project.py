@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, P
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
 from ascend_feasibility.analyzer.reading.discovery import REQUIREMENTS_FOLDER
 from ascend_feasibility.analyzer.reading.manifests import Declaration
+from ascend_feasibility.analyzer.reading.script_environments import GROUP_PREFIX as THROWAWAY_GROUP
 from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.domains.dependencies.companion_caps import COMPANIONS, below, companion_caps
@@ -65,6 +66,7 @@ def analyze_dependencies(
     pythons: list[Declaration] | None = None,
     bundled: frozenset[str] = frozenset(),
     version_asserts: list[Declaration] | None = None,
+    built_modules: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -85,7 +87,10 @@ def analyze_dependencies(
     (python_line.py). `bundled`: the environment and install files of another project copied into this one
     (bundled_manifests.py): their findings stand, but they add no matrix row or declared version, and set neither
     the torch fit nor the counted torch re-pin. `version_asserts`: the code's `assert timm.__version__ == "0.3.2"`
-    (version_asserts.py, by module): read by DEP052 alone, for a package no manifest or install document pins."""
+    (version_asserts.py, by module): read by DEP052 alone, for a package no manifest or install document pins.
+    `built_modules`: the top-level names of the extensions the project's own setup.py or cpp_extension.load builds
+    (custom_ops' extension records): an import of one is the project's build, never an undeclared package (OPS013
+    speaks for it; round 39 B2 class 1, Pointcept's `import pointgroup_ops_cuda`)."""
     parts_by_path = parts_by_path or {}
     if switches_on:
         imports = [_switched_on(fact, switches_on) for fact in imports]
@@ -219,7 +224,8 @@ def analyze_dependencies(
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
         # has its own rule; known packages are judged by the catalog above).
-        if has_manifest and required and name != "torch" and _may_be_cuda_build(name, record, kb):
+        built = any(f.module.split(".")[0] in built_modules for f in required)
+        if has_manifest and required and name != "torch" and not built and _may_be_cuda_build(name, record, kb):
             emit.import_site("undeclared-import", name, required[0], required[0].module)
 
     for (path, _, facets), imports in sorted(unsupported_in_file.items(), key=lambda item: item[1][0][2].path):
@@ -899,7 +905,12 @@ def _extras_folded(grouped: list[tuple[Declaration, list[str] | None]]) -> list[
 
 
 def declared_optional(site: Declaration) -> Place | None:
-    """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file)."""
+    """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file), or an
+    install into an environment a script makes for its own tool and removes (script_environments.py)."""
+    if site.group.startswith(THROWAWAY_GROUP):
+        return Place(reach="optional", reason=f"{site.path}:{site.line}: installed into the conda environment "
+                     f"{site.group.removeprefix(THROWAWAY_GROUP)!r} that the script creates for its own tool and removes "
+                     "afterwards, not the environment the project runs in")
     if site.group != "main":
         return Place(reach="optional", reason=f"{site.path}:{site.line}: declared in the optional group {site.group!r}")
     at = PurePosixPath(site.path.lower())
