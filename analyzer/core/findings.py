@@ -244,7 +244,11 @@ class FindingFactory:
             replacement = next((v.replacement_inference if use_inference and v.replacement_inference is not None
                                 else v.replacement for v in held if v.replacement is not None), replacement)
         if rule.match.detector in PACKAGE_CALLS and at.npu:
-            replacement = self.kb.package_call(at.npu, at.symbol) or replacement
+            call = self.kb.package_call(at.npu, at.symbol)
+            said = next((v.replacement for v in held if v.replacement is not None), None)
+            if call is not None and said is not None:  # the variant's advice first, the call's route after it
+                call = call.model_copy(update={"en": f"{said.en} {call.en}", "zh": f"{said.zh}{call.zh}"})
+            replacement = call or replacement
         npu = at.npu or replacement.code or ""
         message = {lang: _fill(getattr(texts, lang), at.symbol, npu, lang) for lang in ("en", "zh")}
         if at.context is not None:

@@ -5,24 +5,31 @@ import in a try whose handler falls back (import_fallbacks) is optional, with th
 
 An import behind a CUDA test that transfer_to_npu makes true (OneFormer ms_deform_attn_func.py:21, `if
 torch.cuda.is_available(): import MultiScaleDeformableAttention`, its handler re-raising) runs on Ascend under the shim:
-the gate gets its own finding (OPS094), since DEV104's "skipped there" and its `auto` handling are wrong there."""
+the gate gets its own finding (OPS094), since DEV104's "skipped there" and its `auto` handling are wrong there.
+
+A wrapper whose product importers all catch its ImportError (guarded_importers.py: Pointcept's pointgroup_ops) loads
+nowhere it would stop a module: `importers-guarded`, the work named as the ops those importers bind."""
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from ascend_feasibility.analyzer.context.cuda_arms import true_under_transfer
 from ascend_feasibility.analyzer.context.import_fallbacks import caught_import
+from ascend_feasibility.analyzer.context.unloaded import unloaded_modules
 from ascend_feasibility.analyzer.core.findings import Located
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, ModuleFacts, ProjectRun, Unit
+from ascend_feasibility.domains.custom_ops.guarded_importers import guarded_ops
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ExtensionRecord, ImportSite
 from tree_sitter import Node
 
 DETECTOR = "cuda-extension-import"
 SHIM_GATE_DETECTOR = "cuda-extension-import-gate-true-under-transfer"
 IN_FUNCTION = "in-function"  # the import runs when its function does, not when the module loads
+IMPORTERS_GUARDED = "importers-guarded"  # every product importer of this module catches its ImportError
 SKIPPED_ROOTS = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "triton", "transformers", "einops", "setuptools"}
 
 
@@ -104,6 +111,7 @@ def extension_import_findings(facts: CustomOpFacts, run: ProjectRun) -> list[Fin
     modules = {f.path: f for f in run.modules}
     findings = []
     gates: set[tuple[str, int, str]] = set()  # one finding per test and extension
+    unloaded = functools.cache(lambda: set(unloaded_modules(run.modules, run.context, packages=set(run.packages))))
     for site in facts.imports:
         name = next((n for n in built if site.module == n or site.module.startswith(n + ".")), None)
         if name is None:
@@ -112,9 +120,13 @@ def extension_import_findings(facts: CustomOpFacts, run: ProjectRun) -> list[Fin
         place = run.context.of(site.path)
         reach, reason = site_reach(site, modules.get(site.path), place.reach, place.reason)
         symbol = f"{site.module} (CUDA extension {extension.name}, built at {extension.path}:{extension.line})"
+        facets: tuple[str, ...] = (IN_FUNCTION,) if site.function else ()
+        ops = None if site.function or site.caught else guarded_ops(site, extension, facts.imports, run.context, unloaded)
+        if ops is not None:
+            facets = (IMPORTERS_GUARDED,)
         located = Located(code, symbol, site.path, site.line, site.column, site.end_column, site.snippet, site.cell,
-                          matched=site.module, role=place.role, reach=reach, reach_reason=reason,
-                          facets=(IN_FUNCTION,) if site.function else ())
+                          npu=(", ".join(f"`{op}`" for op in ops) if ops else "the package's ops") if ops is not None else None,
+                          matched=site.module, role=place.role, reach=reach, reach_reason=reason, facets=facets)
         findings.append(run.factory.build_located(located, 0))
         if site.shim_gate and not site.caught and (site.path, site.shim_gate_line, name) not in gates:
             gates.add((site.path, site.shim_gate_line, name))

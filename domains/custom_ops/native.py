@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ascend_feasibility.analyzer.context.written_names import NAME_BYTES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.custom_ops.host_functions import host_functions
 from ascend_feasibility.domains.custom_ops.kernel_body import Shape, body_shape, loops_in
 from tree_sitter import Node
 
@@ -75,6 +76,7 @@ class NativeFile:
     # names): what custom_ops/binding_reach.py follows from a binding to a kernel
     functions: list[tuple[str, int, int, list[str]]] = field(default_factory=list)
     called: list[str] = field(default_factory=list)  # what its code calls or launches, by plain name
+    host: set[str] = field(default_factory=set)  # functions that are host code, read where it binds (host_functions.py)
 
     @property
     def uses_cuda(self) -> bool:
@@ -123,6 +125,9 @@ def analyze_native(unit: Unit) -> NativeFile:
             result.launches.setdefault(host, []).append(parsing.text(node).split("<")[0].strip())
     result.functions = _function_mentions(unit, found)
     result.called = _called(found)
+    if result.bindings:
+        result.host = host_functions(unit.tree(), unit.source.data, result.functions,
+                                     {kernel.name for kernel in result.kernels}, set(result.launches))
     unit.cache["native"] = result
     return result
 

@@ -68,8 +68,21 @@ class NativeSourceScanner(Scanner):
             elif native.storage_includes:
                 hits.append(Hit(self.index.code_for("gpudirect-storage-binding"), f"{binding.macro}({binding.module}): {ops}", span))
             elif binding.macro != "PYBIND11_MODULE" or native.uses_cuda or _binds_cuda(binding):
-                hits.append(Hit(self.index.code_for("extension-binding"), f"{binding.macro}({binding.module}): {ops}", span))
+                host = sorted(op for op, function in binding.ops.items() if function in native.host)
+                ported = [op for op in binding.ops if op not in host]
+                hits.append(Hit(self.index.code_for("extension-binding"), f"{binding.macro}({binding.module}): {ops}", span,
+                                npu=_host_ops_text(host, ported) if host else None, facets=(HOST_OPS,) if host else ()))
         return hits
+
+
+HOST_OPS = "host-ops"  # some bound functions are host code (host_functions.py): a CPU build, no port
+
+
+def _host_ops_text(host: list[str], ported: list[str]) -> str:
+    """`bfs_cluster` is host code ...; the ops left to port: `ballquery_batch_p`."""
+    named = ", ".join(f"`{op}`" for op in host)
+    rest = ", ".join(f"`{op}`" for op in sorted(ported)) or "none"
+    return f"{named} (host C++: no kernel, no CUDA API); the ops that need an NPU route: {rest}"
 
 
 def _binds_cuda(binding) -> bool:

@@ -8,12 +8,14 @@ the parts of it with no Ascend path (DEP031), unless its literal arguments keep 
 only goes into another such call (xformers' `Inputs(...)` / `Context(...)` objects passed to
 `_memory_efficient_attention_backward`) is counted once, at the call it feeds.
 The finding's replacement is the package's (its `calls` entry for that function, rendered from the call's
-arguments, else its replacement text)."""
+arguments, else its replacement text). A call inside a DataLoader collate function runs on CPU tensors in the
+workers, where the package's CPU build serves it (collate_functions.py): `in-collate-fn`, low."""
 
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit, Span, Unit
+from ascend_feasibility.domains.dependencies.collate_functions import enclosing_collate, passed_as_collate
 from ascend_feasibility.domains.dependencies.cuda_free_calls import cuda_free_arguments, is_cuda_free
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -21,6 +23,7 @@ from ascend_feasibility.knowledge import load_knowledge
 from tree_sitter import Node
 
 REPLACED = frozenset({"needs_replacement"})
+IN_COLLATE = "in-collate-fn"  # the call runs in a DataLoader collate function, on CPU tensors (collate_functions.py)
 DETECTOR = "package-call"
 CUDA_ONLY_DETECTOR = "package-cuda-only-call"
 
@@ -127,10 +130,12 @@ class _PackageCallScan(PythonScan):
             found.append((reference, record.name))
         calls = {reference.call.id for reference, _ in found}
         code = self.index.code_for(DETECTOR)
+        passed = passed_as_collate(self.unit.tree()) if found and "collate" in self.unit.source.text else set()
         for reference, package in found:
             if feeds_another_call(reference.call, calls):
                 continue  # an argument object (xformers' Inputs(...), Context(...)): the call it goes into is the site
-            self.hits.append(Hit(code, reference.name, Span.of(reference.node), package))
+            facets = (IN_COLLATE,) if enclosing_collate(reference.call, passed) else ()
+            self.hits.append(Hit(code, reference.name, Span.of(reference.node), package, facets=facets))
         return self.hits
 
     def _spoken_for(self, reference: Reference) -> bool:
