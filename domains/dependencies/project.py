@@ -120,7 +120,7 @@ def analyze_dependencies(
         if record is not None and record.classification in RULE_BY_CLASS:
             only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
             items = _per_manifest(sites)
-            raised = raised_extra(items, lambda s: declared_optional(s) is not None,
+            raised = raised_extra(items, lambda s: declared_optional(s) is not None and not _development_extra(s),
                                   lambda s: s.source in ENVIRONMENT_SOURCES and declared_optional(s) is None
                                   and emit.counts(s.path),
                                   _required_site(imported.get(name, []), context, guarded_paths) is not None,
@@ -706,7 +706,8 @@ def _companion_moves(path: str, declared: dict[str, list[Declaration]], document
 MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
 # the optional groups that set up the developers' tools, not what the project runs: their torch chooses no target
 DEVELOPMENT_GROUPS = {"dev", "devel", "develop", "development", "test", "tests", "testing", "doc", "docs",
-                      "documentation", "lint", "linting", "style", "quality", "typing", "ci"}
+                      "documentation", "readthedocs", "rtd", "sphinx", "lint", "linting", "style", "quality", "typing",
+                      "ci"}
 
 
 def _development_group(site: Declaration) -> bool:
@@ -904,6 +905,23 @@ def _extras_folded(grouped: list[tuple[Declaration, list[str] | None]]) -> list[
     return result
 
 
+def _development_extra(site: Declaration) -> bool:
+    """A development group's declaration, or a line of a development requirements file (requirements/docs.txt,
+    requirements/readthedocs.txt, requirements-tests.txt): never the one extras line a plain import raises."""
+    return _development_group(site) or _requirements_extra(site).replace("_", "-").split("-")[0] in DEVELOPMENT_GROUPS
+
+
+def _requirements_extra(site: Declaration) -> str:
+    """The extra a requirements file's name declares (`tests` for requirements/tests.txt or requirements-tests.txt),
+    "" for a main one or another source."""
+    at = PurePosixPath(site.path.lower())
+    stem = at.stem
+    in_folder = at.parent.name == REQUIREMENTS_FOLDER  # requirements/tests.txt beside requirements/runtime.txt
+    if site.source != "requirements" or not (stem.startswith("requirements") or in_folder):
+        return ""
+    return stem if in_folder and not stem.startswith("requirements") else stem[len("requirements"):].strip("-_.")
+
+
 def declared_optional(site: Declaration) -> Place | None:
     """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file), or an
     install into an environment a script makes for its own tool and removes (script_environments.py)."""
@@ -913,13 +931,9 @@ def declared_optional(site: Declaration) -> Place | None:
                      "afterwards, not the environment the project runs in")
     if site.group != "main":
         return Place(reach="optional", reason=f"{site.path}:{site.line}: declared in the optional group {site.group!r}")
-    at = PurePosixPath(site.path.lower())
-    stem = at.stem
-    in_folder = at.parent.name == REQUIREMENTS_FOLDER  # requirements/tests.txt beside requirements/runtime.txt
-    if site.source == "requirements" and (stem.startswith("requirements") or in_folder):
-        extra = stem if in_folder and not stem.startswith("requirements") else stem[len("requirements"):].strip("-_.")
-        if extra not in MAIN_REQUIREMENTS:
-            return Place(reach="optional", reason=f"{site.path}: an optional requirements file ({extra})")
+    extra = _requirements_extra(site)
+    if extra and extra not in MAIN_REQUIREMENTS:
+        return Place(reach="optional", reason=f"{site.path}: an optional requirements file ({extra})")
     return None
 
 

@@ -9,7 +9,9 @@ line is required, whatever file declares it. An extra stays optional for a packa
 
 One line is raised per package: where no main manifest line of the package counts, the extra line an install
 command or package manifest reads (installed.named: setup.py's extras_require reading mminstall.txt), else the first
-one; the package's other extra lines (a docs build's readthedocs.txt) keep their own, optional, items."""
+one; the package's other extra lines keep their own, optional, items. A development group's line (a docs build's
+requirements/readthedocs.txt or docs.txt, which only .readthedocs.yml installs; tests, lint) is never the raised one:
+it sets up the developers' tools, not what the project runs (round 40 B1 class 1: mmrotate, mmtracking)."""
 
 from __future__ import annotations
 
