@@ -126,9 +126,7 @@ class DebugAids:
 
     def _clock_follows(self, statement: Node) -> bool:
         """The statement after the gate (comments skipped) reads a clock."""
-        following = statement.next_named_sibling
-        while following is not None and following.type == "comment":
-            following = following.next_named_sibling
+        following = parsing.next_code_sibling(statement)
         if following is None:
             return False
         for node in parsing.walk(following, limit=MAX_NODES):
@@ -179,9 +177,7 @@ class DebugAids:
     def _statistic_next(self, statement: Node, imports: ImportTable) -> bool:
         """The statement after `statement` (comments skipped) reads or resets a memory statistic: an aid's call or a
         figure (`torch.cuda.synchronize()` then `torch.cuda.reset_peak_memory_stats(device)`)."""
-        following = statement.next_named_sibling
-        while following is not None and following.type == "comment":
-            following = following.next_named_sibling
+        following = parsing.next_code_sibling(statement)
         if following is None:
             return False
         if self._reported_figure(following, imports) or self._appended_figure(following, imports):

@@ -88,9 +88,7 @@ def sibling_run(statement: Node, backend_words: frozenset[str]) -> list[Node]:
         first, seen = previous, seen + 1
     run, current = [first], first
     while len(run) < MAX_RUN:
-        following = current.next_named_sibling
-        while following is not None and following.type == "comment":
-            following = following.next_named_sibling
+        following = parsing.next_code_sibling(current)
         if not _backend_if(following, backend_words):
             break
         run.append(following)

@@ -151,9 +151,7 @@ def _following(guard: Node, taken: Node | None) -> tuple[int, str] | None:
         return None  # after a module-level try come the module's definitions, not a fallback
     if not any(c.type == "return_statement" for c in taken.named_children):
         return None
-    following = guard.next_named_sibling
-    while following is not None and following.type == "comment":
-        following = following.next_named_sibling
+    following = parsing.next_code_sibling(guard)
     if following is None or following.type == "raise_statement":
         return None
     name = _named_in([following])

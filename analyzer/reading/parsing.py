@@ -190,6 +190,14 @@ def assigned_value(target: Node) -> Node | None:
     return values[targets.index(target)] if len(values) == len(targets) and not starred else None
 
 
+def next_code_sibling(node: Node) -> Node | None:
+    """The next named sibling that is not a comment (the statement after `node`), else None."""
+    following = node.next_named_sibling
+    while following is not None and following.type == "comment":
+        following = following.next_named_sibling
+    return following
+
+
 def name_bound_by_statement(value: Node) -> tuple[Node, Node] | None:
     """The identifier and the expression statement of `name = value` standing as a statement of its own, else None."""
     assignment = assignment_of(value)

@@ -141,9 +141,7 @@ def _has_other_arm(branch: Node) -> bool:
     body = branch.child_by_field_name("consequence")
     if body is None or not _leaves(body, 0):
         return False
-    after = branch.next_named_sibling
-    while after is not None and after.type == "comment":
-        after = after.next_named_sibling
+    after = parsing.next_code_sibling(branch)
     return after is not None and not _raises(after)
 
 

@@ -32,16 +32,13 @@ def enclosing_collate(node: Node, passed: set[str]) -> str:
 def passed_as_collate(root: Node) -> set[str]:
     """Names the file hands to `collate_fn=`: `collate_fn=pad_batch`, `collate_fn=partial(pad_batch, size=4)`."""
     names: set[str] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in parsing.walk(root):
         if node.type == "keyword_argument":
             key, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if key is not None and value is not None and parsing.text(key) == KEYWORD:
                 name = _callable_name(value)
                 if name:
                     names.add(name)
-        stack.extend(node.named_children)
     return names
 
 

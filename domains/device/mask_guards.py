@@ -52,9 +52,7 @@ def bound_read_guards_own_write(literal: Node) -> bool:
     if bound is None:
         return False
     name, statement = bound
-    test = statement.next_named_sibling
-    while test is not None and test.type == "comment":
-        test = test.next_named_sibling
+    test = parsing.next_code_sibling(statement)
     condition = test.child_by_field_name("condition") if test is not None and test.type == "if_statement" else None
     if condition is None or not _asks_name_unset(condition, parsing.text(name)):
         return False
