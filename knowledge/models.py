@@ -209,6 +209,10 @@ class Match(_Record):
         return self
 
 
+TREE_FILES = ("other files of the one-file project the snippet lies in (path → text), for a rule a project pass "
+              "judges from them: .gitmodules, README.md")
+
+
 class Flagged(_Record):
     """Code the rule must flag. Pinned (``line`` set): the rule's finding on that line has these fields, written
     from the rule and the snippet, and its English replacement contains ``says``. A string in the TOML is an
@@ -225,6 +229,7 @@ class Flagged(_Record):
         "carries the site's value"
     )
     path: str | None = Field(default=None, description="the path the snippet is scanned as (its role and reach)")
+    files: dict[str, str] = Field(default_factory=dict, description=TREE_FILES)
     known_wrong: str | None = Field(
         default=None, description="why the tool's answer differs from the pinned one: a known bug, listed by a test"
     )
@@ -249,6 +254,7 @@ class NotFlagged(_Record):
 
     code: str = Field(min_length=1)
     path: str | None = Field(default=None, description="the path the snippet is scanned as (its role and reach)")
+    files: dict[str, str] = Field(default_factory=dict, description=TREE_FILES)
     reach: Reach | None = None
     role: Role | None = None
 

@@ -59,9 +59,10 @@ def rules_found(code: str, language: str = "python", torch_npu: str | None = Non
 PROJECT_FILES = {"requirements": "requirements.txt", "python": "snippet.py"}
 
 
-def analyze_snippet_project(code: str, language: str, path: str | None = None):
+def analyze_snippet_project(code: str, language: str, path: str | None = None, files: dict[str, str] | None = None):
     """The whole-project analysis on a one-file project: for rules judged across files (dependencies).
-    A Python snippet gets a requirements file beside it that declares only numpy. `path`: where the snippet lies."""
+    A Python snippet gets a requirements file beside it that declares only numpy. `path`: where the snippet lies;
+    `files`: other files of the project (path → text)."""
     from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
     with tempfile.TemporaryDirectory() as folder:
@@ -71,6 +72,7 @@ def analyze_snippet_project(code: str, language: str, path: str | None = None):
         snippet.write_text(code, encoding="utf-8")
         if language == "python":
             (root / "requirements.txt").write_text("numpy\n", encoding="utf-8")
+        write_tree(root, files or {})
         return analyze(root, AnalyzeOptions(jobs=1))
 
 

@@ -40,12 +40,13 @@ BUILTINS = set(dir(builtins))
 # Rules a project pass emits (across files) besides the dependency matrix: their examples run as one-file projects.
 PROJECT_PASS_DETECTORS = {"cuda-extension-import", "cuda-extension-pytorch-arm", "cuda-extension-gate-true-under-transfer",
                           "cuda-extension-behind-build-switch", "device-subclasses-without-npu",
-                          "cuda-extension-op-pytorch-twin", "cuda-extension-import-gate-true-under-transfer"}
+                          "cuda-extension-op-pytorch-twin", "cuda-extension-import-gate-true-under-transfer",
+                          "submodule-extension-import"}
 
 
-def _rule_findings(code: str, language: str, snippet: str, path: str | None):
+def _rule_findings(code: str, language: str, snippet: str, path: str | None, files: dict[str, str] | None = None):
     if KB.rules[code].domain == "dependencies" or KB.rules[code].match.detector in PROJECT_PASS_DETECTORS:
-        result = analyze_snippet_project(snippet, language, path)
+        result = analyze_snippet_project(snippet, language, path, files)
     else:
         result = scan(snippet, language, path=path)
     return [f for f in result.findings if f.rule == code], sorted({f.rule for f in result.findings})
@@ -53,7 +54,7 @@ def _rule_findings(code: str, language: str, snippet: str, path: str | None):
 
 @pytest.mark.parametrize("code, language, case", FLAGGED)
 def test_flagged_example(code, language, case):
-    found, rules = _rule_findings(code, language, case.code, case.path)
+    found, rules = _rule_findings(code, language, case.code, case.path, case.files)
     assert found, f"{code} should flag:\n{case.code}\nfound {rules}"
     if not case.pinned:
         return
@@ -68,7 +69,7 @@ def test_flagged_example(code, language, case):
 
 @pytest.mark.parametrize("code, language, case", NOT_FLAGGED)
 def test_not_flagged_example(code, language, case):
-    found, _ = _rule_findings(code, language, case.code, case.path)
+    found, _ = _rule_findings(code, language, case.code, case.path, case.files)
     if case.reach is None and case.role is None:
         assert not found, f"{code} should not flag:\n{case.code}"
         return

@@ -15,6 +15,7 @@ command after it), other blocks, prose. Only the first MAX_CHARACTERS are read (
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 
@@ -423,3 +424,33 @@ def _commands_view(text: str, wanted, rewrite=None, command_fences: frozenset[st
 def _no_python(line: str) -> bool:
     """A line Python does not parse (`python app.py --share`): a shell command under a python fence."""
     return parsing.parse("python", line.encode("utf-8")).has_error
+
+
+_SETUP_BUILD = re.compile(r"(?:^|&&|;)\s*python[\d.]*\s+setup\.py\s+(?:install|develop|build_ext)\b")
+
+
+def installed_local_folders(text: str) -> list[tuple[int, str]]:
+    """(line, folder) of each folder of the tree the document's commands install from source: `pip install -e
+    submodules/simple-knn`, `pip install ./ops`, `cd ops && python setup.py install` (the folder the `cd` commands
+    before it moved into, as launch_folders), as written, normalised (`./x/` is `x`); the caller resolves it in the
+    tree. A requirement name (`pip install timm`) is no folder: only words with a `/` or a leading `.` are read."""
+    view = _commands_view(text, lambda command: bool(_INSTALL.search(command) or _SETUP_BUILD.search(command)),
+                          _placeholders_out)
+    placed: list[tuple[int, int, str]] = []
+    if view.strip():
+        for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                        parsing.parse("bash", view.encode())).get("command", []):
+            words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+            row, column = command.start_point.row + 1, command.start_point.column
+            if words[:1] == ["setup.py"] and len(words) > 1 and words[1] in {"install", "develop", "build_ext"}:
+                placed.append((row, column, "."))
+            elif "install" in words:
+                placed += [(row, column, word) for word in words[words.index("install") + 1:]
+                           if not word.startswith("-") and ("/" in word or word.startswith(".")) and "://" not in word
+                           and "+" not in word]
+    found = []
+    for (row, _column, word), folder in _in_folders(text, placed):
+        joined = posixpath.normpath(posixpath.join(folder, word)) if folder else posixpath.normpath(word)
+        if joined != "." and not joined.startswith(("/", "..", "~", "$")):
+            found.append((row, joined))
+    return found

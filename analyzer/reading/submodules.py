@@ -62,3 +62,17 @@ def _empty(root: Path, path: str) -> bool:
             return next(listing, None) is None
     except OSError:
         return False
+
+
+def import_name(folder: str) -> str:
+    """The folder's name as Python would import it: lower-case, hyphens and dots as underscores
+    (`submodules/simple-knn` → `simple_knn`)."""
+    return PurePosixPath(folder.rstrip("/")).name.lower().replace("-", "_").replace(".", "_")
+
+
+def names_folder(top: str, folder: str) -> bool:
+    """Does the import's top module name the submodule folder: its import name, or that name's tail after a prefix
+    word of the fork (`depth-diff-gaussian-rasterization` builds `diff_gaussian_rasterization`)? A tail of one word
+    (`rasterization`) says too little to count."""
+    name, top = import_name(folder), top.lower()
+    return top == name or ("_" in top and name.endswith("_" + top))

@@ -46,6 +46,7 @@ from ascend_feasibility.domains.custom_ops.routed_kernels import (
     route_findings,
     routed_kernels,
 )
+from ascend_feasibility.domains.custom_ops.submodule_extensions import submodule_extension_findings
 from ascend_feasibility.domains.custom_ops.tensorrt_plugins import tensorrt_plugins
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
@@ -113,6 +114,7 @@ class CustomOpsDomain(Domain):
             unreached.setdefault(path, []).extend(ranges)
         run.published["unreached_code"] = unreached
         run.findings += extension_import_findings(merged, run)
+        run.findings += submodule_extension_findings(merged, run)  # extensions in submodules not checked out
         # extensions only CUDA arms with a PyTorch other arm reach: one finding at the test; the rest is optional
         run.published["gated_extensions"] = gated = gated_extensions(merged, run)
         run.findings += gate_findings(gated, run)

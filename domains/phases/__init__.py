@@ -60,7 +60,8 @@ class PhasesDomain(Domain):
                            run.calibration, run.published["kernels"], list(run.context.npu_files), run.context.own_packages,
                            found.others if found is not None else (), tuple(run.nested),
                            usage_order(run.config.readme, list(run.paths)) if run.config.readme else (), run.unscanned,
-                           packages=run.packages, copies=run.copies)
+                           packages=run.packages, copies=run.copies,
+                           priced=frozenset(run.published.get("priced_submodules", ())))
         run.findings = plan.pop("findings")
         if found is not None:
             plan["effort"] = plan["effort"].model_copy(update={"generation": PricedGeneration(

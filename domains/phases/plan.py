@@ -76,13 +76,15 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
                 config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
                 npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset(),
                 apart: tuple[str, ...] = (), nested: tuple[str, ...] = (), launched: tuple[str, ...] = (),
-                unscanned: tuple[str, ...] = (), *, packages: frozenset[str], copies: BundledCopies) -> dict:
+                unscanned: tuple[str, ...] = (), *, packages: frozenset[str], copies: BundledCopies,
+                priced: frozenset[str] = frozenset()) -> dict:
     """The report's planning fields, with each finding's phases (and measured calibration) applied. `apart`: folders
     of generations not priced (domains/phases/generations.py): their entry points are no entry files of the port.
     `nested`: folders of nested projects on a torch line of their own, priced apart and left out of the verdict.
     `launched`: the files the README's runner commands launch, in order (the headline's phase: estimate.main_phase).
     `unscanned`: folders of git submodules not checked out (a caveat in the verdict where product code imports them).
-    `packages`, `copies`: the run's package folders and bundled copies (ProjectRun), as the propagation reads them."""
+    `packages`, `copies`: the run's package folders and bundled copies (ProjectRun), as the propagation reads them.
+    `priced`: the unscanned folders whose native extension is priced as a custom kernel of unknown size (OPS098)."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
     beside_package = has_root_package(f.path for f in facts)
@@ -115,7 +117,8 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         reasons = [route_reason(n, work, judged.label, plan_data()) for n in own]
         own_routes = [route_driver(n, work) for n in own] + [r for r in reasons if r is not None]
         builds_on = builds_on_driver(routes, findings)
-        missing = unscanned_caveats(unscanned, [(f.path, f.imports) for f in facts], [f.path for f in facts], role_of)
+        missing = unscanned_caveats(unscanned, [(f.path, f.imports) for f in facts], [f.path for f in facts], role_of,
+                                    priced)
         judged = judged.model_copy(update={"routes": routes, "drivers": missing + own_routes + judged.drivers
                                            + ([builds_on] if builds_on else [])})
     return {

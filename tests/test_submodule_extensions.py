@@ -1,0 +1,87 @@
+"""Native extensions in git submodules the tree does not hold (round 40 V-4, 4DGaussians): OPS098 at each product
+import, a blocker of unknown size; a pure-Python, checked-out or unimported submodule gets none."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading.install_docs import installed_local_folders
+from ascend_feasibility.analyzer.reading.submodules import names_folder
+
+from tests.helpers import write_tree
+
+GITMODULES = ('[submodule "submodules/simple-knn"]\n\tpath = submodules/simple-knn\n'
+              '\turl = https://gitlab.inria.fr/bkerbl/simple-knn.git\n'
+              '[submodule "submodules/depth-diff-gaussian-rasterization"]\n'
+              '\tpath = submodules/depth-diff-gaussian-rasterization\n'
+              '\turl = https://github.com/ingra14m/depth-diff-gaussian-rasterization\n')
+README = ("# 4D\n\n```bash\ngit clone https://github.com/x/4DGaussians\ncd 4DGaussians\n"
+          "pip install -r requirements.txt\npip install -e submodules/depth-diff-gaussian-rasterization\n"
+          "pip install -e submodules/simple-knn\n```\n")
+RENDERER = ("import torch\nfrom diff_gaussian_rasterization import GaussianRasterizationSettings, GaussianRasterizer\n\n\n"
+            "def render(x):\n    return GaussianRasterizer(GaussianRasterizationSettings())(x)\n")
+MODEL = ("import torch\nfrom simple_knn._C import distCUDA2\n\n\n"
+         "def init(points):\n    return torch.clamp_min(distCUDA2(points), 1e-7)\n")
+TRAIN = "from gaussian_renderer import render\nfrom scene.gaussian_model import init\n\nrender(init(None))\n"
+
+
+def _tree(tmp_path, **extra):
+    files = {".gitmodules": GITMODULES, "README.md": README, "requirements.txt": "torch\n", "train.py": TRAIN,
+             "gaussian_renderer/__init__.py": RENDERER, "scene/__init__.py": "", "scene/gaussian_model.py": MODEL}
+    files.update(extra)
+    return analyze(write_tree(tmp_path, {k: v for k, v in files.items() if v is not None}), AnalyzeOptions(jobs=1))
+
+
+def test_install_lines_name_the_folders_they_install_from():
+    text = ("```bash\ncd repo\npip install -e submodules/simple-knn\npip install timm ./ops\n"
+            "cd ops/dcn && python setup.py install\npip install git+https://github.com/x/y.git\n```\n")
+    assert installed_local_folders(text) == [(3, "repo/submodules/simple-knn"), (4, "repo/ops"),
+                                             (5, "repo/ops/dcn")]
+
+
+def test_a_folder_is_named_by_its_import_name_or_its_tail_after_a_prefix_word():
+    assert names_folder("simple_knn", "submodules/simple-knn")
+    assert names_folder("diff_gaussian_rasterization", "submodules/depth-diff-gaussian-rasterization")
+    assert names_folder("croco", "croco")
+    assert not names_folder("rasterization", "submodules/depth-diff-gaussian-rasterization")  # one word: too little
+    assert not names_folder("knn", "submodules/simple-knn")
+
+
+def test_each_native_submodule_imported_by_the_product_is_one_blocker_at_its_imports(tmp_path):
+    report = _tree(tmp_path)
+    found = sorted((f.path, f.line, f.severity, f.reach, f.confidence, f.counted)
+                   for f in report.findings if f.rule == "OPS098")
+    assert found == [("gaussian_renderer/__init__.py", 2, "blocker", "runs", "low", True),
+                     ("scene/gaussian_model.py", 2, "blocker", "runs", "low", True)]
+    assert report.verdict.label.en != "Feasible"
+    # the catalog knows both packages; OPS098 is their item at these imports, DEP001 not counted twice there
+    rows = {row.package: row.classification for row in report.dependency_matrix}
+    assert rows.get("diff-gaussian-rasterization") == rows.get("simple-knn") == "needs_replacement"
+    assert not [f for f in report.findings if f.rule == "DEP001" and f.line == 2]
+    assert any("OPS098" in driver.en for driver in report.verdict.drivers)
+    assert any("simple-knn/" in d.en and "priced as one custom kernel of unknown size" in d.en for d in report.verdict.drivers)
+
+
+def test_the_compiled_child_alone_says_native(tmp_path):
+    report = _tree(tmp_path, **{"README.md": "# 4D\n"})  # no install line: only simple_knn._C is known native
+    assert [(f.path, f.line) for f in report.findings if f.rule == "OPS098"] == [("scene/gaussian_model.py", 2)]
+
+
+def test_a_caught_import_takes_the_fallbacks_reach(tmp_path):
+    caught = ("try:\n    from simple_knn._C import distCUDA2\nexcept ImportError:\n    distCUDA2 = None\n")
+    report = _tree(tmp_path, **{"scene/gaussian_model.py": caught})
+    found = [f for f in report.findings if f.rule == "OPS098" and f.path == "scene/gaussian_model.py"]
+    assert found and all(not f.counted for f in found)
+
+
+def test_checked_out_pure_python_or_unimported_submodules_get_none(tmp_path):
+    checked_out = _tree(tmp_path / "a", **{"submodules/simple-knn/setup.py": "from setuptools import setup\n",
+                                           "submodules/depth-diff-gaussian-rasterization/setup.py": "x = 1\n"})
+    assert not [f for f in checked_out.findings if f.rule == "OPS098"]
+    unimported = _tree(tmp_path / "b", **{"gaussian_renderer/__init__.py": "def render(x):\n    return x\n",
+                                          "scene/gaussian_model.py": "def init(p):\n    return p\n"})
+    assert not [f for f in unimported.findings if f.rule == "OPS098"]
+    pure = analyze(write_tree(tmp_path / "c", {
+        ".gitmodules": '[submodule "croco"]\n\tpath = croco\n\turl = https://github.com/naver/croco\n',
+        "requirements.txt": "torch\n", "train.py": "import torch\nfrom croco.utils.misc import f\n\nf(torch.ones(1).cuda())\n"}), AnalyzeOptions(jobs=1))
+    assert not [f for f in pure.findings if f.rule == "OPS098"]
+    assert any("croco/" in d.en and "the estimate excludes its code" in d.en for d in pure.verdict.drivers)  # as before
