@@ -313,8 +313,7 @@ def test_items_of_a_phase_come_in_the_order_of_their_first_finding_there():
     work = effort([a, b, c], ["training", "inference"],
                   entries=[PhaseEntry(path="train.py", phases=["training"], evidence=[])])
     assert work.main_phase == "training"
-    findings_items = [i.rule for i in required(work) if not i.step0 and i.rule != "adoption:validation"]
-    assert findings_items == ["ATT002", "ATT003"]  # equal cost: by name
+    assert [i.rule for i in required(work) if not i.step0] == ["ATT002", "ATT003"]  # equal cost: by name
     other = [i.rule for i in work.items if i.bucket == "other-phases" and not i.rule.startswith("adoption:")]
     assert other == ["ATT001"]
 
@@ -329,8 +328,7 @@ def test_totals_shares_order_and_domains_of_the_required_items():
     hccl = finding("DST001", migration="manual", severity="high", hours=(2, 4), domain="distributed", line=3)
     work = effort([small, hccl, big], ["training"])
     req = required(work)
-    assert [i.rule for i in req] == ["adoption:environment", "adoption:entry-points", "ATT001", "adoption:validation",
-                                     "ATT002", "adoption:hccl"]  # Step 0 first, then by high end
+    assert [i.rule for i in req] == ["adoption:environment", "adoption:entry-points", "ATT001", "ATT002", "adoption:hccl"]
     total_high = sum(i.hours.high for i in req)
     assert all(i.share == round(i.hours.high / total_high, 3) for i in req)
     assert item(work, "ATT002").share == round(4 * 1.4 / total_high, 3) != round(4 * 1.4 / total_high, 4)
@@ -348,7 +346,7 @@ def test_optional_and_test_work_have_their_own_days_and_no_share():
     assert item(work, "ATT002").bucket == "optional" and item(work, "ATT002").share == 0
     assert work.optional.high_days == round(round(4 * 1.4, 2) / DAY, 2)
     assert work.tests.high_days == round(round(2 * 1.4, 2) / DAY, 2)
-    assert [i.bucket for i in work.items] == ["required"] * 4 + ["optional", "tests"]
+    assert [i.bucket for i in work.items] == ["required"] * 3 + ["optional", "tests"]
 
 
 def test_informational_auto_sites_cost_nothing_outside_the_required_work():
@@ -408,9 +406,8 @@ def test_a_phase_that_needs_part_of_the_work_is_costed_on_its_own():
     a = manual("ATT001", hours=(8, 8), phases=("training", "inference"))
     b = manual("ATT002", line=2, hours=(16, 16), phases=("training",))
     work = effort([a, b], ["training", "inference"], entries=TRAIN)
-    inference = [i for i in required(work) if i.rule not in {"ATT002", "adoption:validation"}]
-    validation = round(math.sqrt(2.0 * 6.0) * EST["spread"]["medium"], 2)  # the inference run's check, not training's
-    assert work.by_phase["inference"].high_days == round((sum(i.hours.high for i in inference) + validation) / DAY, 2)
+    inference = [i for i in required(work) if i.rule != "ATT002"]
+    assert work.by_phase["inference"].high_days == round(sum(i.hours.high for i in inference) / DAY, 2)
     assert work.by_phase["training"] == work.total
 
 
@@ -535,36 +532,3 @@ def test_the_environment_item_grows_with_each_move_of_the_stack_priced_once_insi
         (environment,) = [i for i in effort([quiet, train], ["training"], entries=TRAIN).items
                           if i.rule == "adoption:environment"]
         assert environment.centre_hours == 3.0 and "+" not in environment.arithmetic.en
-
-
-def test_every_project_with_required_work_validates_the_phase_priced_once_sized_by_that_phase():
-    """Rounds 32-40's verdict audits price one end-to-end validation run against CUDA/CPU outputs into every judged
-    range and say the report never did: a training phase 0.5–1 d (4–8 h), inference 0.25–0.75 d (2–6 h). The item
-    is one per project, whatever its sites, centre √(low × high), medium confidence."""
-    spread = EST["spread"]["medium"]
-    infer = [PhaseEntry(path="infer.py", phases=["inference"], evidence=[])]
-    training = item(effort([manual()], ["training"], entries=TRAIN), "adoption:validation")
-    assert (training.kind, training.bucket, training.domain, training.step0, training.count) == \
-        ("adoption", "required", "verification", False, 0)
-    assert training.centre_hours == 5.66 and training.hours == EffortHours(low=round(5.66 / spread, 2),
-                                                                           high=round(5.66 * spread, 2))
-    assert "training phase against CUDA/CPU outputs: √(4 × 8) = 5.66 h" in training.arithmetic.en
-    assert "训练阶段" in training.arithmetic.zh and "√(4 × 8) = 5.66 小时" in training.arithmetic.zh
-    inference = item(effort([manual(phases=("inference",))], ["inference"], entries=infer), "adoption:validation")
-    assert inference.centre_hours == 3.46 and "√(2 × 6) = 3.46 h" in inference.arithmetic.en
-    # no main phase: a library that trains is checked as training, else as inference
-    assert item(effort([manual()], ["training"]), "adoption:validation").centre_hours == 5.66
-    assert item(effort([manual(phases=("inference",))], ["inference"]), "adoption:validation").centre_hours == 3.46
-    # any other phase runs as inference does, in its own by-phase figure
-    both = effort([manual(phases=("training", "evaluation"))], ["training", "evaluation"], entries=TRAIN)
-    gap = both.by_phase["training"].high_days - both.by_phase["evaluation"].high_days
-    assert gap == pytest.approx((round(5.66 * spread, 2) - round(3.46 * spread, 2)) / DAY, abs=0.01)
-
-
-def test_the_validation_item_is_one_required_item_and_only_where_there_is_required_work():
-    assert effort([], ["training"], entries=TRAIN).items == []
-    optional = manual().model_copy(update={"reach": "optional"})
-    assert not [i for i in effort([optional], ["training"], entries=TRAIN).items if i.rule == "adoption:validation"]
-    split = [manual(), manual("ATT002", line=2, phases=("inference",))]
-    work = effort(split, ["training", "inference"], entries=TRAIN)
-    assert [i.bucket for i in work.items if i.rule == "adoption:validation"] == ["required"]  # never "other phases"

@@ -269,11 +269,10 @@ def verdict_for(findings, phases=("training",)):
 
 
 def manual_hours(days: float) -> Finding:
-    """One engineering item whose high end is `days` (the items every project takes add their own hours)."""
+    """One engineering item whose high end is `days` (the Step 0 items add their own hours)."""
     spread = EST["spread"]["high"]
-    always = effort([finding(migration="manual", severity="medium", hours=(0.01, 0.01))], ["training"])
-    fixed = sum(i.hours.high for i in always.items if i.kind == "adoption")
-    centre = max(days * DAY - fixed, 0.01) / spread
+    step0 = sum(a["centre"] for a in EST["adoption"] if a.get("always")) * EST["spread"]["medium"]
+    centre = max(days * DAY - step0, 0.01) / spread
     return finding(migration="manual", severity="medium", hours=(centre, centre))
 
 

@@ -110,12 +110,12 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
     main = (lead or main_phase(entries, role_of, launched)) if phases else None
     all_required = by_bucket["required"]
     whole_groups = _groups(all_required, "required", rows, est)
-    whole_items = _costed(whole_groups, "required", rows, entry_files, est, validated_phase(main, phases))
+    whole_items = _costed(whole_groups, "required", rows, entry_files, est)
     if main is not None and all_required and not any(main in f.phases for f in all_required):
         main = None  # the entry points reach none of the required work (imports made at run time): the whole counts
     if main is not None:
         in_main = [f for f in all_required if main in f.phases]
-        required_items = _costed(_in_phase(whole_groups, in_main, main, est), "required", rows, entry_files, est, main)
+        required_items = _costed(_in_phase(whole_groups, in_main, main, est), "required", rows, entry_files, est)
         elsewhere = [f for f in all_required if main not in f.phases]
         # a step every project takes (the environment) is one required item whatever phase its sites are in: its
         # sites elsewhere made a second row of it (round 19 dino: required with 0 sites, and "other phases")
@@ -143,11 +143,10 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         in_phase = [f for f in all_required if phase in f.phases]
         if phase == main:
             phase_items = required_items
-        elif len(in_phase) == len(all_required):  # the phase needs all the required work: its groups as above
-            phase_items = _costed(whole_groups, "required", rows, entry_files, est, phase)
+        elif len(in_phase) == len(all_required):  # the phase needs all the required work: items as above
+            phase_items = whole_items
         else:
-            phase_items = _costed(_in_phase(whole_groups, in_phase, phase, est), "required", rows, entry_files, est,
-                                  phase)
+            phase_items = _costed(_in_phase(whole_groups, in_phase, phase, est), "required", rows, entry_files, est)
         by_phase[phase] = _days(phase_items, per_day)
     runs = [f for f in findings if not f.suppressed and f.role in COUNTED_ROLES and f.reach in {"runs", "npu-path"}
             and not seeded_by_torch(f.reach_reason)]  # torch's own seeding of every device: nothing ported, nothing to do
@@ -241,22 +240,16 @@ def _in_phase(groups: dict[tuple, _Group], in_phase: list[Finding], phase: str, 
     return result
 
 
-def validated_phase(main: str | None, phases: list[str]) -> str:
-    """The phase the validation item checks when the whole required work is priced: the main phase, else (a library
-    with no main phase) training when the project trains, else inference."""
-    return main or ("training" if "training" in phases else "inference")
-
-
 def _costed(groups: dict[tuple, _Group], bucket: str, rows: dict[tuple[str, int], CustomOpRow], entry_files: list[str],
-            est: dict, phase: str = "inference") -> list[EffortItem]:
-    """Each group costed as one work item; `phase`: the phase a validation item checks (plan.toml `validated`)."""
+            est: dict) -> list[EffortItem]:
+    """Each group costed as one work item."""
     items = []
     launched = _launched_together([row for g in groups.values() if g.kind == "kernel" for f in g.findings
                                    for row in _operator_rows(f, rows)], est)
     for group in groups.values():
         if group.kind == "adoption":
             adoption = next(a for a in est["adoption"] if a["id"] == group.key[1])
-            items.append(_adoption_item(group.findings, adoption, entry_files, bucket, est, phase))
+            items.append(_adoption_item(group.findings, adoption, entry_files, bucket, est))
         elif group.kind in {"kernel", "validation"}:
             items.append(_kernel_item(group.findings, [_operator_rows(f, rows) for f in group.findings],
                                       group.kind, bucket, est, launched))
@@ -268,18 +261,9 @@ def _costed(groups: dict[tuple, _Group], bucket: str, rows: dict[tuple[str, int]
 
 
 # Item builders --------------------------------------------------------------------------------------------
-def _adoption_item(group: list[Finding], adoption: dict, entry_files: list[str], bucket: str, est: dict,
-                   phase: str) -> EffortItem:
-    if "validated" in adoption:  # sized by the phase it checks; any phase but training runs as inference does
-        run = adoption["validated"].get(phase, adoption["validated"]["inference"])
-        low, high = run["hours"]
-        hours = base = round(math.sqrt(low * high), 2)
-        en = (f"once per project, one end-to-end run of the {run['en']} phase against CUDA/CPU outputs: "
-              f"√({low:g} × {high:g}) = {hours:.2f} h")
-        zh = f"每个项目一次，{run['zh']}阶段端到端运行一次并与 CUDA/CPU 输出对比：√({low:g} × {high:g}) = {hours:.2f} 小时"
-        sites = _sites(group)
-    elif "per_entry" in adoption:
-        base = adoption["centre"]
+def _adoption_item(group: list[Finding], adoption: dict, entry_files: list[str], bucket: str, est: dict) -> EffortItem:
+    base = adoption["centre"]
+    if "per_entry" in adoption:
         entries = min(len(entry_files), adoption["max_entries"])
         hours = base + adoption["per_entry"] * entries
         en = (f"once per project: {base:g} h + {adoption['per_entry']:g} h × {entries} entry files"
@@ -288,7 +272,7 @@ def _adoption_item(group: list[Finding], adoption: dict, entry_files: list[str],
         sites = entry_files[:SHOWN_SITES] + ([f"... {len(entry_files) - SHOWN_SITES} more"] if len(entry_files) > SHOWN_SITES else [])
     else:
         moves = _stack_moves(group, adoption)
-        base = adoption["centre"] if bucket == "required" or not moves else 0.0
+        base = base if bucket == "required" or not moves else 0.0
         hours = base + sum(h for _, h in moves)
         en = f"once per project, whatever the number of sites ({len(group)}): {base:g} h"
         zh = f"每个项目一次，与位置数（{len(group)}）无关：{base:g} 小时"
