@@ -55,6 +55,13 @@ class Guard:
         return f"line {self.node.start_point.row + 1}: {first}" + (f" ({self.note})" if self.note else "")
 
 
+FLAG_NOTE = "the switch `{name}`"  # a Guard's note naming the flag an optional arm needs (switches.switches_of_reason)
+
+
+def flag_note(name: str) -> str:
+    return FLAG_NOTE.format(name=name)
+
+
 CALLED_ONLY_UNDER = "is called only under it"
 _CALLED_ONLY_UNDER = re.compile(r"(?P<name>[A-Za-z_]\w*)\(\) " + re.escape(CALLED_ONLY_UNDER) + r" \(line ")
 
@@ -565,8 +572,14 @@ class GuardReader:
         if condition.cuda and feature and fallback:
             return Guard("cuda-only-guarded", statement)
         if (condition.gate or (condition.flag and feature and not self._defaults_on(condition_node))) and not condition.cuda:
-            return Guard("optional", statement)
+            flags = [] if condition.gate or condition_node is None else self.flag_names(condition_node)
+            # the flag named, so that a project turning it on (switched_on.py: a config's `use_fp16=True`) restores it
+            return Guard("optional", statement, flag_note(flags[0]) if len(flags) == 1 else "")
         return None
+
+    def flag_names(self, condition_node: Node) -> list[str]:
+        """The distinct flag-shaped words a condition reads (`use_fp16` of `cfg.get("use_fp16", False)`)."""
+        return list(dict.fromkeys(word for word in _words(condition_node) if self.is_flag(word) and word.isidentifier()))
 
     def _option_of_import(self, condition_node: Node) -> bool:
         """`condition_node` reads an option (an environment variable, args/config) and the same test, word for word,
