@@ -414,7 +414,7 @@ class GuardReader:
                 positive = Guard("optional", body if body.type == "elif_clause" else positive.node, _fallback_note(others[0]) + (
                     f"; that arm passes no {', '.join(dropped)}: where it runs, this call's {', '.join(dropped)} is ignored"
                     if dropped else ""))
-            return positive
+            return self._flag_named(positive, condition, condition_node)
         if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
             # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
             # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
@@ -555,7 +555,8 @@ class GuardReader:
         if condition.npu or any(_names_npu_literal(p, self.npu_tokens) for p in (parts[0], parts[2])):
             return Guard("npu-path", expression)
         if _same(child, parts[0]):
-            return self._positive(condition, expression, feature, fallback=True, condition_node=parts[1])
+            return self._flag_named(self._positive(condition, expression, feature, fallback=True, condition_node=parts[1]),
+                                    condition, parts[1])
         if _same(child, parts[2]):
             flipped = Condition(condition.npu, condition.other, condition.cuda, condition.gate, condition.flag,
                                 not condition.negated)
@@ -572,10 +573,17 @@ class GuardReader:
         if condition.cuda and feature and fallback:
             return Guard("cuda-only-guarded", statement)
         if (condition.gate or (condition.flag and feature and not self._defaults_on(condition_node))) and not condition.cuda:
-            flags = [] if condition.gate or condition_node is None else self.flag_names(condition_node)
-            # the flag named, so that a project turning it on (switched_on.py: a config's `use_fp16=True`) restores it
-            return Guard("optional", statement, flag_note(flags[0]) if len(flags) == 1 else "")
+            return Guard("optional", statement)
         return None
+
+    def _flag_named(self, positive: Guard | None, condition: Condition, condition_node: Node) -> Guard | None:
+        """An optional arm a flag alone decides, its note naming the flag (when the condition reads one), so that a
+        project turning it on (switched_on.py: a config's `use_fp16=True`) restores it. A note another reading gave
+        (a gate's selection, a fallback) stays."""
+        if positive is None or positive.reach != "optional" or positive.note or condition.gate or not condition.flag:
+            return positive
+        flags = self.flag_names(condition_node)
+        return Guard("optional", positive.node, flag_note(flags[0])) if len(flags) == 1 else positive
 
     def flag_names(self, condition_node: Node) -> list[str]:
         """The distinct flag-shaped words a condition reads (`use_fp16` of `cfg.get("use_fp16", False)`)."""
