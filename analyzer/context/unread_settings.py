@@ -70,7 +70,9 @@ def unread(facts) -> dict[str, list[tuple[int, int, str]]]:
     if not asked:
         return {}
     written = writers(asked, facts)
-    readers = {f.path for f in facts if not f.config_module and not f.config_settings and f.path.endswith(READER_SUFFIXES)}
+    # a notebook's cell of settings makes no settings module of the notebook: its other cells may read them
+    readers = {f.path for f in facts if f.path.endswith(READER_SUFFIXES) and not f.config_module
+               and (not f.config_settings or f.path.endswith(".ipynb"))}
     found: dict[str, list[tuple[int, int, str]]] = {}
     for f in facts:
         for first, last, name in f.config_settings:
