@@ -56,6 +56,8 @@ class Facts:
     argv_opt_out_arms: list = field(default_factory=list)
     script_flags: list = field(default_factory=list)
     unread_keys: list = field(default_factory=list)
+    config_module: bool = False
+    config_settings: list = field(default_factory=list)
     option_values: list = field(default_factory=list)
     option_choices: list = field(default_factory=list)
     dead_stores: list = field(default_factory=list)

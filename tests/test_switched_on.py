@@ -131,3 +131,37 @@ def test_a_flag_passed_by_a_python_shell_command_turns_the_switch_on(tmp_path, c
 ])
 def test_a_python_string_that_launches_nothing_with_the_flag_leaves_it_off(tmp_path, command):
     assert xformers_reach(tmp_path, {"app.py": command})[0] == "optional"
+
+
+APEX_TRAIN = ("import torch\nimport apex\n\n\n"
+              "def train(model, optimizer, cfg):\n"
+              "    if cfg.optimizer_config.get(\"use_fp16\", False):\n"
+              "        model, optimizer = apex.amp.initialize(model, optimizer, opt_level=\"O1\")\n"
+              "    return model, optimizer\n")
+
+
+def apex_reach(tmp_path, config: str) -> tuple[str, str]:
+    """Video-Swin-Transformer's mmaction/apis/train.py:92 (round 40 V-2): apex amp under a flag a config turns on."""
+    write_tree(tmp_path, {"requirements.txt": "torch\napex\n", "pkg/__init__.py": "", "pkg/train.py": APEX_TRAIN,
+                          "configs/swin.py": config})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+             if f.path == "pkg/train.py" and f.line == 7 and f.rule.startswith("DEP")]
+    assert len(found) == 1
+    return found[0].reach, found[0].reach_reason or ""
+
+
+def test_a_flag_guard_a_shipped_config_turns_on_runs(tmp_path):
+    reach, reason = apex_reach(tmp_path, "optimizer_config = dict(type='DistOptimizerHook', use_fp16=True)\n")
+    assert reach == "runs"
+    assert reason == "`use_fp16` is off by default but the project turns it on: `'use_fp16': True` at configs/swin.py:1"
+
+
+def test_a_flag_guard_nothing_turns_on_stays_optional(tmp_path):
+    reach, reason = apex_reach(tmp_path, "optimizer_config = dict(type='DistOptimizerHook', use_fp16=False)\n")
+    assert reach == "optional"
+    assert reason == "line 6: if cfg.optimizer_config.get(\"use_fp16\", False): (the switch `use_fp16`)"
+
+
+def test_a_guard_reason_names_its_switch():
+    assert switches_of_reason("line 6: if self.use_fp16: (the switch `use_fp16`)") == [("use_fp16", "")]
+    assert switches_of_reason("line 6: if self.use_fp16:") == []

@@ -55,6 +55,13 @@ class Guard:
         return f"line {self.node.start_point.row + 1}: {first}" + (f" ({self.note})" if self.note else "")
 
 
+FLAG_NOTE = "the switch `{name}`"  # a Guard's note naming the flag an optional arm needs (switches.switches_of_reason)
+
+
+def flag_note(name: str) -> str:
+    return FLAG_NOTE.format(name=name)
+
+
 CALLED_ONLY_UNDER = "is called only under it"
 _CALLED_ONLY_UNDER = re.compile(r"(?P<name>[A-Za-z_]\w*)\(\) " + re.escape(CALLED_ONLY_UNDER) + r" \(line ")
 
@@ -407,7 +414,7 @@ class GuardReader:
                 positive = Guard("optional", body if body.type == "elif_clause" else positive.node, _fallback_note(others[0]) + (
                     f"; that arm passes no {', '.join(dropped)}: where it runs, this call's {', '.join(dropped)} is ignored"
                     if dropped else ""))
-            return positive
+            return self._flag_named(positive, condition, condition_node)
         if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
             # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
             # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
@@ -548,7 +555,8 @@ class GuardReader:
         if condition.npu or any(_names_npu_literal(p, self.npu_tokens) for p in (parts[0], parts[2])):
             return Guard("npu-path", expression)
         if _same(child, parts[0]):
-            return self._positive(condition, expression, feature, fallback=True, condition_node=parts[1])
+            return self._flag_named(self._positive(condition, expression, feature, fallback=True, condition_node=parts[1]),
+                                    condition, parts[1])
         if _same(child, parts[2]):
             flipped = Condition(condition.npu, condition.other, condition.cuda, condition.gate, condition.flag,
                                 not condition.negated)
@@ -567,6 +575,19 @@ class GuardReader:
         if (condition.gate or (condition.flag and feature and not self._defaults_on(condition_node))) and not condition.cuda:
             return Guard("optional", statement)
         return None
+
+    def _flag_named(self, positive: Guard | None, condition: Condition, condition_node: Node) -> Guard | None:
+        """An optional arm a flag alone decides, its note naming the flag (when the condition reads one), so that a
+        project turning it on (switched_on.py: a config's `use_fp16=True`) restores it. A note another reading gave
+        (a gate's selection, a fallback) stays."""
+        if positive is None or positive.reach != "optional" or positive.note or condition.gate or not condition.flag:
+            return positive
+        flags = self.flag_names(condition_node)
+        return Guard("optional", positive.node, flag_note(flags[0])) if len(flags) == 1 else positive
+
+    def flag_names(self, condition_node: Node) -> list[str]:
+        """The distinct flag-shaped words a condition reads (`use_fp16` of `cfg.get("use_fp16", False)`)."""
+        return list(dict.fromkeys(word for word in _words(condition_node) if self.is_flag(word) and word.isidentifier()))
 
     def _option_of_import(self, condition_node: Node) -> bool:
         """`condition_node` reads an option (an environment variable, args/config) and the same test, word for word,

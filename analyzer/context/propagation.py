@@ -77,6 +77,8 @@ from ascend_feasibility.analyzer.context.unloaded import (
 from ascend_feasibility.analyzer.context.unpassed_defaults import OWN, default_path, re_exported, unpassed_defaults
 from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
 from ascend_feasibility.analyzer.context.unread_keys import unread as unread_key_lines
+from ascend_feasibility.analyzer.context.unread_settings import unread as unread_config_settings
+from ascend_feasibility.analyzer.context.unread_settings import unread_reason
 from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
@@ -209,6 +211,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     unused_defaults = project_overridden_defaults(facts, overridden)
     unread = unread_key_lines(facts)  # `"dist_backend": "nccl"` where nothing reads the key
+    unread_settings = unread_config_settings(facts)  # a config's `dist_params = dict(backend="nccl")` nothing reads
     flag_defaults = load_cuda_features().flag_defaults
     default_switches = default_valued_switches(facts, flag_defaults)  # `= cfg.CUDNN.DETERMINISTIC`, False by default
     findings = host_exports(idle_switches(selector_tests(findings, facts, factory), facts), facts)
@@ -219,7 +222,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
             or unbuilt or unbuildable
             or switched_built or unhooked_built or stale
-            or on_default or unused_defaults or unread or default_switches or switches_on or in_function or called_elsewhere or ungrouped
+            or on_default or unused_defaults or unread or unread_settings or default_switches or switches_on or in_function or called_elsewhere or ungrouped
             or hooked):
         return findings
     decided: dict[str, Place | None] = {}
@@ -274,6 +277,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         if place is None and finding.reach == "runs" and finding.rule.startswith(("DEV", "DST")) and unread:
             why = unread.get((finding.path, finding.line))
             if why is not None:  # a literal under a key nothing reads changes nothing that runs
+                result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
+                    update={"severity": "info"}))
+                continue
+        if place is None and finding.reach == "runs" and finding.rule.startswith("DST") and finding.path in unread_settings:
+            why = unread_reason(unread_settings[finding.path], finding.line)
+            if why is not None:  # a backend a config sets and no launcher reads: the launcher's own backend is reported
                 result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
                     update={"severity": "info"}))
                 continue

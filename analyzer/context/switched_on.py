@@ -93,7 +93,8 @@ def _callee(name: Node) -> str:
     arguments = name.parent.parent if name.parent is not None else None
     call = arguments.parent if arguments is not None else None
     function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
-    return parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
+    callee = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
+    return "" if callee == "dict" else callee  # `dict(use_fp16=True)` is a dict entry as `{'use_fp16': True}` is
 
 
 def turned_on(facts, context) -> dict[str, list[tuple[str, str]]]:

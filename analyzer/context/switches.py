@@ -44,7 +44,9 @@ _REASONS = (re.compile(r"`(?P<name>\w+)=(?:False|None)` by default \((?P<owner>\
             re.compile(r"`self\.(?P<name>\w+) = (?:False|None)` by default \(line \d+\)"),
             re.compile(r"`--(?P<name>[\w-]+)` is off unless given \((?P<owner>sys\.argv), line \d+\)"),  # argv_switches
             re.compile(r"`--(?P<name>[\w-]+)` is off unless given \(line \d+\)"),
-            re.compile(r"environment variable `(?P<name>\w+)` is unset by default \([^)]*\)"))
+            re.compile(r"environment variable `(?P<name>\w+)` is unset by default \([^)]*\)"),
+            # guards.flag_note: `line 92: if cfg.get("use_fp16", False): (the switch `use_fp16`)`
+            re.compile(r"line \d+: .* \(the switch `(?P<name>\w+)`\)$"))
 
 
 def _off(value: str, flag_shaped: bool) -> bool:

@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.context import (
     switched_on,
     unpassed_defaults,
     unread_keys,
+    unread_settings,
     version_arms,
 )
 from ascend_feasibility.analyzer.context.argv_switches import opt_out_arms
@@ -318,6 +319,8 @@ class PhaseFacts:
     argv_opt_out_arms: list[tuple[int, int, str, int]] = field(default_factory=list)
     # Python: (line, key) of string-valued dict entries whose key the file spells nowhere else (unread_keys.py)
     unread_keys: list[tuple[int, str]] = field(default_factory=list)
+    # a config module's (first, last line, name) of top-level `name = dict(...)` settings (unread_settings.py)
+    config_settings: list[tuple[int, int, str]] = field(default_factory=list)
     # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
     # files it names) (analyzer/context/launch_variants.py)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
@@ -490,6 +493,7 @@ class PhaseFacts:
         self.script_flags += other.script_flags
         self.argv_opt_out_arms += other.argv_opt_out_arms
         self.unread_keys += other.unread_keys
+        self.config_settings += other.config_settings
         self.env_carriers += other.env_carriers
         self.launch_commands += other.launch_commands
         self.env_table_off += other.env_table_off
@@ -1086,6 +1090,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
     module = symbols.unit_statements(unit)
     facts.top_level_code = _runs_at_top_level(module)
     facts.config_module = facts.top_level_code and is_config_module(module)
+    facts.config_settings = unread_settings.settings(module, facts.config_module)
     guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
     facts.main_guard = bool(guards)
     block = guards[0].parent if guards else None
