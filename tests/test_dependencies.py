@@ -1327,6 +1327,10 @@ def test_mminstall_is_the_required_mmcv_line_and_a_docs_build_carries_none(tmp_p
     found = {(f.path, f.symbol): f.reach for f in _findings(tmp_path / "vitpose", "DEP001")}
     assert found == {("requirements/mminstall.txt", "mmcv-full"): "runs",
                      ("requirements/readthedocs.txt", "mmcv-full"): "optional"}
+    # a project that imports only mmdet 2.x still uses its mmcv-full line (mmdet imports mmcv and its ops)
+    library = {"requirements.txt": "mmcv-full==1.6.0\nmmdet==2.25.1\n", "train.py": "import mmdet\n"}
+    write(tmp_path / "library", library)
+    assert not _findings(tmp_path / "library", "DEP015")
     # another extra (requirements/optional.txt) stays optional
     other = {**files, "requirements/mminstall.txt": "numpy\n", "requirements/optional.txt": "mmcv-full>=1.6.1\n"}
     write(tmp_path / "other", other)
