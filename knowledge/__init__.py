@@ -20,6 +20,7 @@ from ascend_feasibility.knowledge.models import (
     DeviceModuleTemplate,
     FusedOptimizers,
     KernelClass,
+    MmcvOps,
     OperatorTable,
     PackageRecord,
     PhaseSignals,
@@ -354,6 +355,16 @@ def load_extension_operator_classes() -> frozenset[str]:
 def _plan_kernel() -> dict:
     """knowledge/phases/plan.toml's kernel estimate table, parsed once for both readers above (read only)."""
     return _read_toml(KNOWLEDGE_DIR / "phases" / "plan.toml")["estimate"]["kernel"]
+
+
+@functools.cache
+def load_mmcv_ops() -> MmcvOps:
+    """knowledge/dependencies/mmcv_ops.toml, validated: the mmcv.ops names with an Ascend kernel on each mmcv line."""
+    table = _validate(MmcvOps, _read_toml(KNOWLEDGE_DIR / "dependencies" / "mmcv_ops.toml"), "mmcv_ops.toml")
+    names = [name for op in table.op for name in op.names]
+    if len(set(names)) != len(names):
+        raise KnowledgeError("mmcv_ops.toml: a name is listed under two operators")
+    return table
 
 
 @functools.cache

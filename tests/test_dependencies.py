@@ -1295,10 +1295,12 @@ def test_an_extras_line_is_required_where_product_code_imports_the_package_plain
                "    RoIAlignRotated = None\n"}
     write(tmp_path / "guarded", guarded)
     assert {f.reach for f in _findings(tmp_path / "guarded", "DEP001") if f.symbol == "mmcv"} == {"optional"}
+    # round 40 V-1: mminstall.txt is a main requirements file beside runtime.txt, one environment: one item
     main = {**files, "requirements/runtime.txt": "numpy\nmmcv>=2.0.0,<2.2.0\n"}
     write(tmp_path / "main", main)
-    found = {f.path: f.reach for f in _findings(tmp_path / "main", "DEP001") if f.symbol == "mmcv"}
-    assert found["requirements/runtime.txt"] == "runs" and found["requirements/mminstall.txt"] == "optional"
+    found = {f.path: (f.reach, f.sites) for f in _findings(tmp_path / "main", "DEP001") if f.symbol == "mmcv"}
+    assert found["requirements/mminstall.txt"] == ("runs", ["requirements/mminstall.txt:1", "requirements/runtime.txt:2"])
+    assert "requirements/runtime.txt" not in found
     # round 40 B1 class 1 (mmrotate): the product declares mmcv-full; `mmcv` itself is listed only by the docs
     # build's file, which .readthedocs.yml installs: a development group's line is never the raised one
     rtd = {**files, "requirements/runtime.txt": "numpy\nmmcv-full\n", "requirements/mminstall.txt": "mmcv-full>=1.5\n",
@@ -1306,6 +1308,64 @@ def test_an_extras_line_is_required_where_product_code_imports_the_package_plain
     write(tmp_path / "rtd", rtd)
     found = {f.path: f.reach for f in _findings(tmp_path / "rtd", "DEP001") if f.symbol == "mmcv"}
     assert found == {"requirements/readthedocs.txt": "optional"}
+
+
+def test_mminstall_is_the_required_mmcv_line_and_a_docs_build_carries_none(tmp_path):
+    """Round 40 verdicts V-1 (ViTPose, mmtracking, Video-Swin): requirements/mminstall.txt is what `mim install` and
+    the README install, and its package's __init__ asserts the mmcv range: the required mmcv line, even where no code
+    imports mmcv-full by that name (mmcv-full installs the `mmcv` module). readthedocs.txt is the docs build's: its
+    line is optional, never counted."""
+    files = {"requirements/runtime.txt": "numpy\n", "requirements/mminstall.txt": "mmcv-full>=1.6.1,<1.7.0\n",
+             "requirements/readthedocs.txt": "mmcv\ntorch\n", "mypkg/__init__.py": "import mmcv\n",
+             "train.py": "import mypkg\nfrom mmcv.ops import RoIPool\n"}
+    write(tmp_path / "mmtrack", files)
+    found = {(f.path, f.symbol): f.reach for f in _findings(tmp_path / "mmtrack", "DEP001")}
+    assert found == {("requirements/mminstall.txt", "mmcv-full"): "runs", ("requirements/readthedocs.txt", "mmcv"): "optional"}
+    # ViTPose: the docs build lists mmcv-full too; `import mmcv` is that requirement's use, no undeclared import
+    vitpose = {**files, "requirements/mminstall.txt": "mmcv-full>=1.3.8\n", "requirements/readthedocs.txt": "mmcv-full\n"}
+    write(tmp_path / "vitpose", vitpose)
+    found = {(f.path, f.symbol): f.reach for f in _findings(tmp_path / "vitpose", "DEP001")}
+    assert found == {("requirements/mminstall.txt", "mmcv-full"): "runs",
+                     ("requirements/readthedocs.txt", "mmcv-full"): "optional"}
+    # a project that imports only mmdet 2.x still uses its mmcv-full line (mmdet imports mmcv and its ops)
+    library = {"requirements.txt": "mmcv-full==1.6.0\nmmdet==2.25.1\n", "train.py": "import mmdet\n"}
+    write(tmp_path / "library", library)
+    assert not _findings(tmp_path / "library", "DEP015")
+    # another extra (requirements/optional.txt) stays optional
+    other = {**files, "requirements/mminstall.txt": "numpy\n", "requirements/optional.txt": "mmcv-full>=1.6.1\n"}
+    write(tmp_path / "other", other)
+    assert {f.path: f.reach for f in _findings(tmp_path / "other", "DEP001") if f.symbol == "mmcv-full"} == \
+        {"requirements/optional.txt": "optional"}
+
+
+def test_mmcv_ops_are_items_one_by_one_on_the_line_the_package_caps(tmp_path):
+    """Round 40 verdicts V-5 (mmrotate): each name imported from mmcv.ops is an item, judged on the mmcv line the
+    package's __init__ caps (mmcv_maximum_version = '1.8.0': 1.x) against that line's Ascend column
+    (knowledge/dependencies/mmcv_ops.toml): NMSRotated is ticked (a validation, low), ConvexIoU is not (medium),
+    RoIAlignRotated only on 2.x. A 1.x project whose ops run needs the old-branch FORCE_NPU build once (DEP061, at
+    the cap). Behind try/except ImportError the ops are optional and no build is needed."""
+    init = ("import mmcv\nmmcv_maximum_version = '1.8.0'\n"
+            "assert mmcv.__version__ <= mmcv_maximum_version\n")
+    files = {"requirements/runtime.txt": "numpy\n", "requirements/mminstall.txt": "mmcv-full>=1.5.0\n",
+             "mypkg/__init__.py": init,
+             "mypkg/heads.py": "from mmcv.ops import nms_rotated, convex_iou, RoIAlignRotated, point_sample\n",
+             "train.py": "import mypkg\nimport mypkg.heads\n"}
+    write(tmp_path / "old", files)
+    ops = {f.symbol: (f.line, f.severity, f.reach) for f in _findings(tmp_path / "old", "DEP060")}
+    assert ops == {"mmcv.ops.nms_rotated": (1, "low", "runs"), "mmcv.ops.convex_iou": (1, "medium", "runs"),
+                   "mmcv.ops.RoIAlignRotated": (1, "medium", "runs")}
+    assert [(f.path, f.line, f.reach) for f in _findings(tmp_path / "old", "DEP061")] == [("mypkg/__init__.py", 2, "runs")]
+    current = {**files, "mypkg/__init__.py": init.replace("1.8.0", "2.2.0"),
+               "requirements/mminstall.txt": "mmcv>=2.0.0\n"}
+    write(tmp_path / "current", current)
+    ops = {f.symbol: f.severity for f in _findings(tmp_path / "current", "DEP060")}
+    assert ops == {"mmcv.ops.nms_rotated": "low", "mmcv.ops.convex_iou": "medium", "mmcv.ops.RoIAlignRotated": "low"}
+    assert not _findings(tmp_path / "current", "DEP061")
+    guarded = {**files, "mypkg/heads.py": "try:\n    from mmcv.ops import convex_iou\nexcept ImportError:\n"
+               "    convex_iou = None\n"}
+    write(tmp_path / "guarded", guarded)
+    assert {f.reach for f in _findings(tmp_path / "guarded", "DEP060")} == {"optional"}
+    assert not _findings(tmp_path / "guarded", "DEP061")
 
 
 def test_an_import_of_an_extension_the_project_builds_is_no_undeclared_package(tmp_path):

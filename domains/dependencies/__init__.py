@@ -70,6 +70,7 @@ class DependenciesDomain(Domain):
             bundled_manifests(run, {d.path for d in declarations}, installs),
             [d for f in facts for d in f.version_asserts],
             built_extension_modules(run.facts.get("custom_ops", [])),
+            [use for f in facts for use in f.mmcv_ops], [cap for f in facts for cap in f.mmcv_caps],
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

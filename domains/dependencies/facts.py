@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.reading.source import Unreadable, decode_text, 
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.dependencies import installed, registered_models
+from ascend_feasibility.domains.dependencies.mmcv_caps import MmcvCap, mmcv_caps
 from ascend_feasibility.domains.dependencies.version_asserts import version_asserts
 from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
@@ -61,6 +62,8 @@ class DependencyFacts:
     pythons: list[Declaration] = field(default_factory=list)  # its `python=3.8.5` conda specs (python_line.py)
     # its module-level `assert timm.__version__ == "0.3.2"`, by module (version_asserts.py): no declaration
     version_asserts: list[Declaration] = field(default_factory=list)
+    mmcv_ops: list[tuple[str, ImportFact]] = field(default_factory=list)  # `from mmcv.ops import X`: (X, its import)
+    mmcv_caps: list[MmcvCap] = field(default_factory=list)  # its `mmcv_maximum_version = '1.8.0'` (mmcv_caps.py)
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -76,6 +79,8 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 facts.imports += imports
                 facts.version_asserts += version_asserts(unit, {i.module for i in imports})
                 facts.cuda_parts += [m for m in _cuda_parts(unit) if m not in facts.cuda_parts]
+                facts.mmcv_ops += _mmcv_op_imports(unit)
+                facts.mmcv_caps += mmcv_caps(unit)
                 facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
                 facts.npu_aware_used += [n for n in _npu_aware_used(unit) if n not in facts.npu_aware_used]
                 facts.registrations += registered_models.registrations(unit, relative)
@@ -298,29 +303,59 @@ def _imports(unit: Unit) -> list[ImportFact]:
         if module in seen:
             continue
         seen.add(module)
-        row = node.start_point.row
-        statement = node
-        while statement.parent is not None and statement.type not in {"import_statement", "import_from_statement"}:
-            statement = statement.parent
-        result.append(
-            ImportFact(
-                module=module,
-                path=unit.path,
-                line=row + 1,
-                column=unit.source.char_column(row, statement.start_point.column),
-                end_column=unit.source.char_column(statement.end_point.row, statement.end_point.column)
-                if statement.end_point.row == row else len(unit.source.line_text(row)) + 1,
-                cell=unit.cell,
-                snippet=unit.source.line_text(row).strip()[:200],
-                optional=_nested(statement) or import_is_caught(statement, _import_errors()),
-                caught=import_is_caught(statement, _import_errors()),
-                holder=_holder(statement),
-                unused=module in _replaced_modules() and unused_import(unit, statement),
-                fetch_fallback=fetched_only(statement),
-                switch=switch_of(statement),
-            )
-        )
+        result.append(_import_fact(unit, node, module))
     return result
+
+
+def _statement(node: Node) -> Node:
+    while node.parent is not None and node.type not in {"import_statement", "import_from_statement"}:
+        node = node.parent
+    return node
+
+
+def _import_fact(unit: Unit, node: Node, module: str) -> ImportFact:
+    """The import statement holding `node` (its module's first name), with how it runs."""
+    row = node.start_point.row
+    statement = _statement(node)
+    return ImportFact(
+        module=module,
+        path=unit.path,
+        line=row + 1,
+        column=unit.source.char_column(row, statement.start_point.column),
+        end_column=unit.source.char_column(statement.end_point.row, statement.end_point.column)
+        if statement.end_point.row == row else len(unit.source.line_text(row)) + 1,
+        cell=unit.cell,
+        snippet=unit.source.line_text(row).strip()[:200],
+        optional=_nested(statement) or import_is_caught(statement, _import_errors()),
+        caught=import_is_caught(statement, _import_errors()),
+        holder=_holder(statement),
+        unused=module in _replaced_modules() and unused_import(unit, statement),
+        fetch_fallback=fetched_only(statement),
+        switch=switch_of(statement),
+    )
+
+
+def _mmcv_op_imports(unit: Unit) -> list[tuple[str, ImportFact]]:
+    """(name, its import) for each name a `from mmcv.ops import nms_rotated, RoIAlign` (or `from mmcv.ops.nms
+    import ...`) statement brings: what mmcv_ops.py judges against mmcv's Ascend column."""
+    if b"mmcv" not in unit.source.data or "import" not in unit.source.text:
+        return []
+    found = []
+    for node in query_set.unit_captures(unit, IMPORT_QUERY_KEY).get("module", []):
+        statement = _statement(node)
+        module = statement.child_by_field_name("module_name") if statement.type == "import_from_statement" else None
+        dotted = parsing.text(module) if module is not None else ""
+        if module is None or node.parent != module or not (dotted == "mmcv.ops" or dotted.startswith("mmcv.ops.")):
+            continue
+        fact = _import_fact(unit, node, "mmcv")
+        for name in statement.children_by_field_name("name"):
+            bound = name.child_by_field_name("name") if name.type == "aliased_import" else name
+            row = name.start_point.row  # each name its own site: one statement imports several operators
+            found.append((parsing.text(bound), replace(
+                fact, line=row + 1, column=unit.source.char_column(row, name.start_point.column),
+                end_column=unit.source.char_column(name.end_point.row, name.end_point.column),
+                snippet=unit.source.line_text(row).strip()[:200])))
+    return found
 
 
 EXISTENCE_TESTS = frozenset({"exists", "isfile", "isdir", "is_file", "is_dir"})

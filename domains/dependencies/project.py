@@ -23,6 +23,8 @@ from ascend_feasibility.domains.dependencies.companion_caps import COMPANIONS, b
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.host_markers import aarch64_counterpart
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
+from ascend_feasibility.domains.dependencies.mmcv_caps import MmcvCap
+from ascend_feasibility.domains.dependencies.mmcv_ops import emit_op_items, mmcv_line
 from ascend_feasibility.domains.dependencies.python_line import python_moves, release_note
 from ascend_feasibility.domains.dependencies.raised_extras import raised_extra
 from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
@@ -67,6 +69,8 @@ def analyze_dependencies(
     bundled: frozenset[str] = frozenset(),
     version_asserts: list[Declaration] | None = None,
     built_modules: frozenset[str] = frozenset(),
+    mmcv_ops: list[tuple[str, ImportFact]] | None = None,
+    mmcv_caps: list[MmcvCap] | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -90,12 +94,16 @@ def analyze_dependencies(
     (version_asserts.py, by module): read by DEP052 alone, for a package no manifest or install document pins.
     `built_modules`: the top-level names of the extensions the project's own setup.py or cpp_extension.load builds
     (custom_ops' extension records): an import of one is the project's build, never an undeclared package (OPS013
-    speaks for it; round 39 B2 class 1, Pointcept's `import pointgroup_ops_cuda`)."""
+    speaks for it; round 39 B2 class 1, Pointcept's `import pointgroup_ops_cuda`). `mmcv_ops`: each name a
+    `from mmcv.ops import ...` brings, with its import; `mmcv_caps`: the `mmcv_maximum_version` caps of the project's
+    packages (mmcv_ops.py judges each name on the mmcv line they set)."""
     parts_by_path = parts_by_path or {}
     if switches_on:
         imports = [_switched_on(fact, switches_on) for fact in imports]
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
+    op_uses = [(name, _switched_on(fact, switches_on) if switches_on else fact) for name, fact in mmcv_ops or []]
+    op_uses = [(name, _on_default_path(fact, default_path) if default_path else fact) for name, fact in op_uses]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
     documented: dict[str, list[Declaration]] = defaultdict(list)  # pinned only in install documents' shell
     for declaration in sorted(set(declarations), key=lambda d: (d.path, d.line, d.name)):
@@ -248,6 +256,11 @@ def analyze_dependencies(
         port_hours = port[1] if port is not None and port[0] is fact else None
         emit.import_site("cuda-only-import", name, fact, place=lazy, facets=(FEATURE_PORT,) if port_hours else (),
                          effort=port_hours)
+
+    if op_uses:
+        emit_op_items(emit, op_uses, mmcv_line(declarations, mmcv_caps or [], _development_extra),
+                      factory.target.release.torch, lambda facts: _required_site(facts, context, guarded_paths),
+                      lambda facts: _optional_use(facts, context, guarded_paths))
 
     torch_sites = by_package.get("torch", [])
     target = factory.target.release
@@ -413,6 +426,12 @@ class _Emitter:
         file_context = self.context.of(path)
         return file_context.reach == "runs" and file_context.role in COUNTED_ROLES
 
+    def line(self, code: str, symbol: str, path: str, line: int, text: str, npu: str | None = None,
+             facets: tuple[str, ...] = ()) -> None:
+        """An item at a line of code that is neither an import nor a requirement (an `__init__`'s version cap)."""
+        snippet = text[:200]
+        self._emit(Located(code, symbol, path, line, 1, 1 + len(snippet), snippet, None, npu, facets=facets))
+
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
                     facets: tuple[str, ...] = (), sites: list[str] | None = None,
                     effort: tuple[float, float] | None = None) -> None:
@@ -467,10 +486,14 @@ def _under_declared_names(imported: dict[str, list[ImportFact]], declared: list[
     moved = defaultdict(list, imported)
     for name in declared:
         record = kb.package(name)
-        if record is None or record.name == name or record.name in declared or name in moved \
-                or record.name not in moved:
+        if record is None or name in moved:
             continue
-        moved[name] = moved.pop(record.name)
+        # mmcv-full's `import mmcv`: a distribution that installs another's modules, that one undeclared (ViTPose)
+        owned = record.name if record.name != name else next(
+            (other for other in record.installs_modules_of if other not in declared and other in moved), None)
+        if owned is None or owned in declared or owned not in moved:
+            continue
+        moved[name] = moved.pop(owned)
     return moved
 
 
@@ -703,7 +726,9 @@ def _companion_moves(path: str, declared: dict[str, list[Declaration]], document
     return ", ".join(moves)
 
 
-MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
+# mminstall: OpenMMLab's requirements/mminstall.txt, what `mim install` of the package (setup.py's `mim` extra) and
+# the README's `mim install mmcv-full` install, and the mmcv range its __init__ asserts on import (round 40 V-1)
+MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install", "mminstall"}
 # the optional groups that set up the developers' tools, not what the project runs: their torch chooses no target
 DEVELOPMENT_GROUPS = {"dev", "devel", "develop", "development", "test", "tests", "testing", "doc", "docs",
                       "documentation", "readthedocs", "rtd", "sphinx", "lint", "linting", "style", "quality", "typing",
