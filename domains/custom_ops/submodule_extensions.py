@@ -53,7 +53,7 @@ def submodule_extension_findings(facts: CustomOpFacts, run: ProjectRun) -> list[
             continue
         # the folders an install script builds inside it (PointNeXt's openpoints/cpp/pointnet2_batch, pointops, ...):
         # named in the item; still one unknown kernel, as the priced size is the submodule's, not its folders'
-        builds = sorted({path for path in built if path != folder.rstrip("/")})
+        builds = list(dict.fromkeys(path for path in built if path != folder.rstrip("/")))  # in install order
         for site in sites:
             place = run.context.of(site.path)
             if place.role != "product":
