@@ -4,7 +4,7 @@ import, a blocker of unknown size; a pure-Python, checked-out or unimported subm
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
-from ascend_feasibility.analyzer.reading.install_docs import installed_local_folders
+from ascend_feasibility.analyzer.reading.install_docs import installed_local_folders, run_shell_scripts
 from ascend_feasibility.analyzer.reading.submodules import names_folder
 
 from tests.helpers import write_tree
@@ -85,3 +85,56 @@ def test_checked_out_pure_python_or_unimported_submodules_get_none(tmp_path):
         "requirements.txt": "torch\n", "train.py": "import torch\nfrom croco.utils.misc import f\n\nf(torch.ones(1).cuda())\n"}), AnalyzeOptions(jobs=1))
     assert not [f for f in pure.findings if f.rule == "OPS098"]
     assert any("croco/" in d.en and "the estimate excludes its code" in d.en for d in pure.verdict.drivers)  # as before
+
+
+# PointNeXt (round 41): README `source install.sh`; install.sh `cd`s into folders of the openpoints submodule, which
+# the tree does not hold, and builds them; the product imports `openpoints` unguarded
+POINTS_MODULES = '[submodule "openpoints"]\n\tpath = openpoints\n\turl = git@github.com:guochengqian/openpoints.git\n'
+POINTS_README = "# PointNeXt\n\n```bash\ngit clone --recurse-submodules x\ncd PointNeXt\nsource install.sh\n```\n"
+POINTS_SCRIPT = ("#!/usr/bin/env bash\n# pip install -e ./old_ops\npip install -r requirements.txt\n\n"
+                 "# install cpp extensions, the pointnet++ library\ncd openpoints/cpp/pointnet2_batch\n"
+                 "python setup.py install\ncd ../\n\n# necessary only if interested in S3DIS_sphere\ncd subsampling\n"
+                 "python setup.py build_ext --inplace\ncd ../../../\n")
+POINTS_TRAIN = "import torch\nfrom openpoints.models import build_model_from_cfg\n\nbuild_model_from_cfg(None)\n"
+
+
+def _points(tmp_path, **extra):
+    files = {".gitmodules": POINTS_MODULES, "README.md": POINTS_README, "install.sh": POINTS_SCRIPT,
+             "requirements.txt": "torch\n", "train.py": POINTS_TRAIN}
+    files.update(extra)
+    return analyze(write_tree(tmp_path, {k: v for k, v in files.items() if v is not None}), AnalyzeOptions(jobs=1))
+
+
+def test_a_shell_script_is_read_for_install_lines_with_its_cd_chain_and_without_its_comments():
+    assert installed_local_folders(POINTS_SCRIPT, script=True) == [(7, "openpoints/cpp/pointnet2_batch"),
+                                                                    (12, "openpoints/cpp/subsampling")]
+    # read as a document, `# pip install` would be a root prompt's command
+    assert (2, "old_ops") in installed_local_folders(POINTS_SCRIPT)
+
+
+def test_the_scripts_a_document_runs_are_named_with_its_cd_folder():
+    text = "```bash\ncd repo\nsource install.sh\nbash scripts/setup_env.sh --cuda\nsh ./x.sh && python a.py\n```\n"
+    assert run_shell_scripts(text) == ["repo/install.sh", "repo/scripts/setup_env.sh", "repo/x.sh"]
+    assert run_shell_scripts("```bash\npython train.py\n```\n") == []
+
+
+def test_a_script_the_readme_runs_building_inside_a_submodule_makes_it_native(tmp_path):
+    report = _points(tmp_path)
+    found = [f for f in report.findings if f.rule == "OPS098"]
+    assert [(f.path, f.line, f.severity, f.reach, f.counted) for f in found] == [("train.py", 2, "blocker", "runs", True)]
+    # the folders built inside it are named; the price stays one unknown kernel for the submodule
+    assert "openpoints/cpp/pointnet2_batch, openpoints/cpp/subsampling" in found[0].message.en
+    assert report.verdict.label.en != "Feasible"
+
+
+def test_a_root_install_script_counts_without_the_readme_naming_it(tmp_path):
+    report = _points(tmp_path, **{"README.md": "# PointNeXt\n"})
+    assert [f.path for f in report.findings if f.rule == "OPS098"] == ["train.py"]
+
+
+def test_a_nested_script_nothing_runs_or_a_build_outside_the_submodule_says_nothing(tmp_path):
+    nested = _points(tmp_path / "a", **{"README.md": "# PointNeXt\n", "install.sh": None,
+                                        "tools/install_ops.sh": POINTS_SCRIPT})
+    assert not [f for f in nested.findings if f.rule == "OPS098"]
+    outside = _points(tmp_path / "b", **{"install.sh": "cd ops/pointnet2\npython setup.py install\n"})
+    assert not [f for f in outside.findings if f.rule == "OPS098"]

@@ -429,11 +429,14 @@ def _no_python(line: str) -> bool:
 _SETUP_BUILD = re.compile(r"(?:^|&&|;)\s*python[\d.]*\s+setup\.py\s+(?:install|develop|build_ext)\b")
 
 
-def installed_local_folders(text: str) -> list[tuple[int, str]]:
+def installed_local_folders(text: str, script: bool = False) -> list[tuple[int, str]]:
     """(line, folder) of each folder of the tree the document's commands install from source: `pip install -e
     submodules/simple-knn`, `pip install ./ops`, `cd ops && python setup.py install` (the folder the `cd` commands
     before it moved into, as launch_folders), as written, normalised (`./x/` is `x`); the caller resolves it in the
-    tree. A requirement name (`pip install timm`) is no folder: only words with a `/` or a leading `.` are read."""
+    tree. A requirement name (`pip install timm`) is no folder: only words with a `/` or a leading `.` are read.
+    `script`: the text is a shell script (PointNeXt's install.sh), whose `#` lines are comments, not a root prompt."""
+    if script:
+        text = _comments_out(text)
     view = _commands_view(text, lambda command: bool(_INSTALL.search(command) or _SETUP_BUILD.search(command)),
                           _placeholders_out)
     placed: list[tuple[int, int, str]] = []
@@ -454,3 +457,35 @@ def installed_local_folders(text: str) -> list[tuple[int, str]]:
         if joined != "." and not joined.startswith(("/", "..", "~", "$")):
             found.append((row, joined))
     return found
+
+
+def _comments_out(script: str) -> str:
+    """The shell script with its comment lines (`# pip install -e ./old`) emptied, each line kept in place."""
+    return "\n".join("" if line.lstrip().startswith("#") else line for line in script.splitlines())
+
+
+_SCRIPT_RUN = re.compile(r"(?:^|&&|;)\s*(?:source|bash|sh|\.)\s+\S+\.sh\b")
+_SHELLS = frozenset({"source", "bash", "sh", "."})
+
+
+def run_shell_scripts(text: str) -> list[str]:
+    """The shell scripts the document's commands run (`source install.sh`, `bash scripts/install.sh`, `sh setup.sh`),
+    each with the folder the `cd` commands before it moved into (as launch_folders), normalised; the caller resolves
+    it in the tree (a reader's `cd repo` into the clone is a prefix the tree's paths do not have)."""
+    view = _commands_view(text, lambda command: bool(_SCRIPT_RUN.search(command)), _placeholders_out)
+    placed: list[tuple[int, int, str]] = []
+    if view.strip():
+        for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                        parsing.parse("bash", view.encode())).get("command", []):
+            if parsing.text(command.child_by_field_name("name")) not in _SHELLS:
+                continue
+            words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+            script = next((w for w in words if not w.startswith("-")), None)
+            if script is not None and script.endswith(".sh"):
+                placed.append((command.start_point.row + 1, command.start_point.column, script))
+    found = []
+    for (_row, _column, script), folder in _in_folders(text, placed):
+        joined = posixpath.normpath(posixpath.join(folder, script))
+        if not joined.startswith(("/", "..", "~", "$")):
+            found.append(joined)
+    return list(dict.fromkeys(found))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.written_names import plain_words, word_string_of_bytes
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
+from ascend_feasibility.analyzer.reading.install_docs import installed_local_folders
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.custom_ops.absent_sources import sourceless_builds
 from ascend_feasibility.domains.custom_ops.binding_reach import (
@@ -76,6 +77,9 @@ class CustomOpsDomain(Domain):
             if "custom_ops" in unit.cache:
                 facts.extend(unit.cache["custom_ops"])
             facts.imports += import_sites(unit)  # matched with the project's CUDA extensions (extension_imports)
+            if unit.kind == "shell" and unit.path.endswith(".sh"):  # a script's install lines (PointNeXt's install.sh)
+                facts.script_installs += [(unit.path, line, folder)
+                                          for line, folder in installed_local_folders(unit.source.text, script=True)]
             if unit.kind in NATIVE_KINDS and any(word in unit.source.text for word in EXTENSION_WORDS):
                 facts.native_words.append(NativeWords(unit.path, word_string_of_bytes(plain_words(unit.source.data))))
         return facts

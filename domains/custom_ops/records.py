@@ -157,6 +157,9 @@ class CustomOpFacts:
     # (path, class line, ops) of each kernel Function whose every launch is a call into a compiled extension
     # (`ext.op(...)`): the ops it calls, which function_fold.py matches with the project's kernels through the bindings
     function_ops: list[tuple[str, int, tuple[str, ...]]] = field(default_factory=list)
+    # (script path, line, folder) of each folder a shell script installs from source (install_docs.
+    # installed_local_folders): which scripts count, the README's or a root install.sh, submodule_extensions.py says
+    script_installs: list[tuple[str, int, str]] = field(default_factory=list)
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -177,3 +180,4 @@ class CustomOpFacts:
         self.cmake_links += other.cmake_links
         self.backward_functions += other.backward_functions
         self.function_ops += other.function_ops
+        self.script_installs += other.script_installs
