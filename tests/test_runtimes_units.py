@@ -380,3 +380,29 @@ def test_a_branch_importing_torch2trt_is_tensorrts():
 '''
     assert _class_reason(code, "torch.ones(1, 3") == TRT + "line 3: from torch2trt import TRTModule"
     assert _class_reason(code, "torch.ones(1).cuda") is None
+
+
+def test_a_product_class_with_one_tensorrt_method_among_many_keeps_its_sites():
+    # tests/test_nvidia_kits.py's CosyVoice model: load_trt imports tensorrt itself; here a module-level import and
+    # one TensorRT method out of three
+    code = '''import torch
+try:
+    import tensorrt as trt
+except ImportError:
+    trt = None
+
+
+class Model:
+    def __init__(self):
+        self.device = torch.device("cuda")
+
+    def load(self, path):
+        return torch.load(path)
+
+    def infer(self, x):
+        return x
+
+    def load_trt(self, path):
+        return trt.Runtime(trt.Logger())
+'''
+    assert _class_reason(code, 'torch.device("cuda")') is None
