@@ -623,3 +623,40 @@ __global__ void syncbn_sum_sqsum_kernel(const float* x, float* sum, int num) {
 }
 """
     assert _kernel_findings(code) == [("OPS001", "syncbn_sum_sqsum_kernel (reduction)")]
+
+
+JIT_OPS = '''import glob
+from torch.utils.cpp_extension import load
+
+
+class JitOp:
+    def sources(self):
+        pass
+
+    def load(self):
+        return load(name=self.name, sources=self.sources(), extra_cuda_cflags=["-O3"])
+
+
+class CocoEvalOp(JitOp):
+    def sources(self):
+        return glob.glob("yolox/layers/cocoeval/*.cpp")
+'''
+
+
+def test_a_run_time_build_of_host_cpp_only_is_low_host_advice_not_an_npu_blocker():
+    # YOLOX yolox/layers/jit_ops.py (round 41): the sources come from a subclass's `sources()`, all *.cpp
+    finding = next(f for f in scan(JIT_OPS).findings if f.rule == "OPS021")
+    assert finding.severity == "low" and "C++ compiler" in finding.replacement.en
+
+
+def test_a_run_time_build_with_a_cuda_source_or_with_cuda_stays_high():
+    with_kernel = JIT_OPS + '''
+
+class NmsOp(JitOp):
+    def sources(self):
+        return ["csrc/nms.cpp", "csrc/nms_kernel.cu"]
+'''
+    asked = JIT_OPS.replace('extra_cuda_cflags=["-O3"]', "with_cuda=True")
+    unknown = JIT_OPS.replace('"yolox/layers/cocoeval/*.cpp"', "pattern")
+    for code in (with_kernel, asked, unknown):
+        assert next(f for f in scan(code).findings if f.rule == "OPS021").severity == "high"

@@ -8,7 +8,13 @@ from pathlib import Path
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import manifests, parsing
-from ascend_feasibility.analyzer.reading.discovery import GITIGNORE_OVERRIDDEN, classify_path, discover, is_manifest
+from ascend_feasibility.analyzer.reading.discovery import (
+    GITIGNORE_OVERRIDDEN,
+    GITIGNORE_OVERRIDDEN_MODULE,
+    classify_path,
+    discover,
+    is_manifest,
+)
 from ascend_feasibility.analyzer.reading.install_docs import holds_torch_setup, linked_install_docs, shell_view
 from dulwich import porcelain
 from dulwich.index import Index
@@ -207,3 +213,20 @@ def test_a_get_started_guide_the_readme_links_gives_its_pins(tmp_path):
     assert {(f.rule, f.line) for f in findings if f.path == "get_started.md"} >= {("DEP017", 4), ("DEP013", 6)}
     assert next(f for f in findings if f.rule == "DEP013" and f.path == "get_started.md").severity == "high"
     assert not any(f.path == "other.md" for f in findings)  # not linked: not read
+
+
+def test_a_snapshot_reads_a_package_module_a_broad_gitignore_pattern_matches_and_says_so(tmp_path):
+    """Round 41 CenterPoint: `**build**` in .gitignore matches the committed det3d/builder.py; without a .git a .py
+    beside a package's `__init__.py` is read, with a note. A .py outside a package, a .py in an ignored folder, and a
+    package whose `__init__.py` itself is ignored stay unread; a checkout keeps the index's word."""
+    write(tmp_path, {".gitignore": "**build**\nscratch*\n", "det3d/__init__.py": "", "det3d/builder.py": "x = 1\n",
+                     "det3d/models.py": "y = 2\n", "build/lib/det3d/builder.py": "x = 1\n", "build_all.py": "z = 3\n",
+                     "scratch/__init__.py": "", "scratch/tmp.py": "w = 4\n"})
+    found = discover(tmp_path, [])
+    assert [f.path for f in found.files] == ["det3d/__init__.py", "det3d/builder.py", "det3d/models.py"]
+    assert [s.path for s in found.skipped if s.reason == GITIGNORE_OVERRIDDEN_MODULE] == ["det3d/builder.py"]
+    checkout = tmp_path / "checkout"
+    write(checkout, {"det3d/__init__.py": "", "det3d/models.py": "y = 2\n"})
+    _commit_all(checkout)
+    write(checkout, {".gitignore": "**build**\n", "det3d/builder.py": "x = 1\n"})  # untracked: git ignores it
+    assert [f.path for f in discover(checkout, []).files] == ["det3d/__init__.py", "det3d/models.py"]

@@ -318,3 +318,91 @@ def test_the_analysis_reads_the_imports_from_the_units_combined_query(monkeypatc
     assert [(f.line, f.rule, f.reach) for f in scan(code).findings] == expected
     with pytest.raises(Exception):  # noqa: B017, PT011 - the reader's own query, where no unit gives the imports
         RuntimeReader(RUNTIMES).guard(node_at(YOLO, "cuda:0"))
+
+
+ENGINE_CALLS = {"deserialize_cuda_engine": "TensorRT", "execute_async_v2": "TensorRT"}
+WRAPPERS = '''try:
+    import tensorrt as trt
+except Exception:
+    trt = None
+import onnxruntime
+import torch
+
+
+class TRTWrapper:
+    def __init__(self, weight, device):
+        device = torch.device(f"cuda:{device}")
+        self.stream = torch.cuda.Stream(device=device)
+
+    def _load(self):
+        runtime = trt.Runtime(trt.Logger(trt.Logger.WARNING))
+        return runtime.deserialize_cuda_engine(self.weight.read_bytes())
+
+
+class ORTWrapper:
+    def __init__(self, weight, device):
+        self.device = torch.device(f"cuda:{device}")
+        self.session = onnxruntime.InferenceSession(weight)
+
+
+class Detector:
+    def __init__(self, device):
+        self.device = torch.device("cuda")
+'''
+
+
+def _class_reason(code: str, needle: str) -> str | None:
+    found = RuntimeReader({**RUNTIMES, "torch2trt": "TensorRT"}, ENGINE_CALLS).guard(node_at(code, needle))
+    return found.reason() if found is not None else None
+
+
+def test_a_class_driving_tensorrt_is_tensorrts_whole():
+    # round 40 mmyolo projects/easydeploy/model/backendwrapper.py: the device set in __init__ is the engine's
+    assert _class_reason(WRAPPERS, "torch.cuda.Stream") == TRT + "line 15: trt"
+    assert _class_reason(WRAPPERS, "runtime.deserialize_cuda_engine") is not None
+
+
+def test_a_class_of_a_runtime_with_an_ascend_route_or_of_no_runtime_keeps_its_sites():
+    # ONNX Runtime has the CANN execution provider: its class is not folded; a plain class beside is the project's
+    assert _class_reason(WRAPPERS, 'f"cuda:{device}")\n        self.session') is None
+    assert _class_reason(WRAPPERS, 'torch.device("cuda")') is None
+
+
+def test_a_branch_importing_torch2trt_is_tensorrts():
+    # round 41 YOLOX yolox/evaluators/coco_evaluator.py:148-156
+    code = '''def evaluate(model, trt_file, size):
+    if trt_file is not None:
+        from torch2trt import TRTModule
+        model_trt = TRTModule()
+        x = torch.ones(1, 3, size, size).cuda()
+        model = model_trt
+    return model(torch.ones(1).cuda())
+'''
+    assert _class_reason(code, "torch.ones(1, 3") == TRT + "line 3: from torch2trt import TRTModule"
+    assert _class_reason(code, "torch.ones(1).cuda") is None
+
+
+def test_a_product_class_with_one_tensorrt_method_among_many_keeps_its_sites():
+    # tests/test_nvidia_kits.py's CosyVoice model: load_trt imports tensorrt itself; here a module-level import and
+    # one TensorRT method out of three
+    code = '''import torch
+try:
+    import tensorrt as trt
+except ImportError:
+    trt = None
+
+
+class Model:
+    def __init__(self):
+        self.device = torch.device("cuda")
+
+    def load(self, path):
+        return torch.load(path)
+
+    def infer(self, x):
+        return x
+
+    def load_trt(self, path):
+        return trt.Runtime(trt.Logger())
+'''
+    assert _class_reason(code, 'torch.device("cuda")') is None

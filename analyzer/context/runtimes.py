@@ -9,7 +9,10 @@ CUDA device string or a GPU switch there is that runtime's, not a torch_npu port
   inner `if`) call a method only the runtime's objects have (the conventions' runtime_calls: a TensorRT context's
   `execute_async_v3`), wherever the runtime was imported: CosyVoice's `else` arm after `isinstance(self.estimator,
   torch.nn.Module)` runs the TensorRT engine another function loaded, and its `torch.cuda.current_stream()` is the
-  stream handed to that engine, not a torch port item.
+  stream handed to that engine, not a torch port item;
+- a site in a class that wraps a runtime known by its objects' methods (TensorRT): half or more of its methods besides
+  `__init__` use a name a module-level import of it binds, or one of those methods (mmyolo's easydeploy TRTWrapper,
+  EngineBuilder).
 """
 
 from __future__ import annotations
@@ -85,7 +88,12 @@ class RuntimeReader:
                 found = self.memo[key]
                 if found is not None:
                     return found
-            if parent.type in {"class_definition", "module"}:
+            if parent.type == "class_definition":
+                key = ("class", parent.id)
+                if key not in self.memo:
+                    self.memo[key] = self._class_drives_runtime(parent)
+                return self.memo[key]
+            if parent.type == "module":
                 return None
             child, parent, depth = parent, parent.parent, depth + 1
         return None
@@ -117,6 +125,41 @@ class RuntimeReader:
             runtime = self.calls.get(parsing.text(method)) if method is not None else None
             if runtime is not None:
                 return RuntimeGuard("other-backend", node, runtime=runtime)
+        return None
+
+    def _class_drives_runtime(self, cls: Node) -> RuntimeGuard | None:
+        """A class that is a wrapper of a runtime known by its objects' methods (TensorRT, the runtime_calls'
+        runtimes): at least half of its methods besides `__init__`, and one or more, use it in their own statements
+        (not an inner `if` arm): a name a module-level import of it binds (`trt.Logger`, `TRTModule()`) or one of
+        those methods. mmyolo's easydeploy TRTWrapper (3 of 4) and EngineBuilder (1 of 2) (round 40) set a CUDA device
+        in `__init__` for the engine their other methods build or run: the whole class is that runtime's, which has no
+        Ascend build. A product class with one optional TensorRT loader among its methods (CosyVoice's model with
+        load_trt), a class whose TensorRT use sits in one `if` arm, and runtimes with an Ascend route of their own
+        (ONNX Runtime's CANN provider) keep their per-site findings."""
+        object_runtimes = set(self.calls.values())
+        bound = {}
+        for statement in self.import_statements(parsing.root_of(cls)):
+            runtime = next((self.runtimes[r] for r in _imported_roots(statement) if r in self.runtimes), None)
+            if runtime not in object_runtimes or parsing.enclosing(statement, {"function_definition", "class_definition"}):
+                continue
+            for name in statement.children_by_field_name("name"):
+                bound[parsing.import_bound_name(statement, name)] = runtime
+        methods = [m for m in parsing.function_definitions(cls.child_by_field_name("body"))
+                   if parsing.text(m.child_by_field_name("name")) != "__init__"]
+        uses = [use for use in (self._method_use(m, bound) for m in methods) if use is not None]
+        return uses[0] if uses and 2 * len(uses) >= len(methods) else None
+
+    def _method_use(self, method: Node, bound: dict[str, str]) -> RuntimeGuard | None:
+        for node in parsing.walk(method.child_by_field_name("body"), limit=MAX_SCOPE_NODES, prune=_own_statements_only,
+                                 enter_root=True, source_order=True):
+            if node.type == "identifier" and parsing.text(node) in bound and _read(node):
+                return RuntimeGuard("other-backend", node, runtime=bound[parsing.text(node)])
+            if node.type == "call":
+                function = node.child_by_field_name("function")
+                called = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else None
+                runtime = self.calls.get(parsing.text(called)) if called is not None else None
+                if runtime is not None:
+                    return RuntimeGuard("other-backend", node, runtime=runtime)
         return None
 
     def _read_only_there(self, node: Node) -> RuntimeGuard | None:

@@ -3,7 +3,8 @@
 Git never ignores a file it tracks: in a checkout (a `.git` in the root) the index's paths are read whatever
 .gitignore says (a folder .gitignore names is still walked for the tracked files in it). In a snapshot (no `.git`)
 .gitignore cannot tell a committed file from an ignored one: a dependency manifest (`is_manifest`) a .gitignore pattern
-alone would hide is read all the same, and the report says so; an --exclude always wins."""
+alone would hide is read all the same, and so is a Python module in a package folder (an `__init__.py` .gitignore does
+not match), and the report says so; an --exclude always wins."""
 
 from __future__ import annotations
 
@@ -66,6 +67,8 @@ REQUIREMENTS_FOLDER = "requirements"  # mmcv/OpenMMLab style: requirements/runti
 CONDA_ENVIRONMENT_PREFIXES = ("environment", "env", "conda")  # environment.yml, environment_cuda.yaml, conda.yml
 GITIGNORE_OVERRIDDEN = ("read although .gitignore matches it: without a .git the tree cannot tell a committed manifest "
                         "from an ignored one")
+GITIGNORE_OVERRIDDEN_MODULE = ("read although .gitignore matches it: without a .git the tree cannot tell a committed "
+                               "module of a package from an ignored one")
 
 
 def is_requirements_file(path: str) -> bool:
@@ -234,7 +237,9 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
         spec = _gitignore_spec(root, relative, result.skipped)
         specs = inherited + ((spec,) if spec is not None else ())
         folders: list[tuple[str, PurePosixPath, tuple[pathspec.PathSpec, ...]]] = []
-        for entry in _entries(directory, relative, result):
+        entries = _entries(directory, relative, result)
+        package = tracked is None and _is_package(entries, relative, specs)
+        for entry in entries:
             rel = entry.name if str(relative) == "." else f"{relative}/{entry.name}"
             shown = display_name(rel)
             try:
@@ -266,9 +271,14 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
             if tracked is not None and rel in tracked:
                 pass  # git tracks it: .gitignore does not apply
             elif _ignored(rel, _NOTHING, specs):
-                if tracked is not None or not is_manifest(rel):
+                if tracked is not None:
                     continue
-                result.skipped.append(SkippedFile(path=shown, reason=GITIGNORE_OVERRIDDEN))
+                if is_manifest(rel):
+                    result.skipped.append(SkippedFile(path=shown, reason=GITIGNORE_OVERRIDDEN))
+                elif package and kind == "python":
+                    result.skipped.append(SkippedFile(path=shown, reason=GITIGNORE_OVERRIDDEN_MODULE))
+                else:
+                    continue
             if document:
                 result.documents.append(ProjectFile(path=shown, absolute=absolute, kind="document", size=size))
                 continue
@@ -293,6 +303,16 @@ def _entries(directory: str, relative: PurePosixPath, result: Discovery) -> list
 
 
 _NOTHING = pathspec.GitIgnoreSpec.from_lines([])
+
+
+def _is_package(entries: list[os.DirEntry], relative: PurePosixPath, specs: tuple[pathspec.PathSpec, ...]) -> bool:
+    """Does the folder hold an `__init__.py` that .gitignore does not match? Then, in a snapshot, a .py beside it that
+    a broad pattern matches (CenterPoint's `**build**` over the committed det3d/builder.py, round 41) is one of the
+    package's modules, read. A generated module there (a setup-written version.py) is read too: it is what the
+    package imports, and reading it costs nothing; an ignored folder (build/, dist/) is still not walked."""
+    init = "__init__.py" if str(relative) == "." else f"{relative}/__init__.py"
+    return any(e.name == "__init__.py" and e.is_file(follow_symlinks=False) for e in entries) \
+        and not _ignored(init, _NOTHING, specs)
 
 
 def _folders(paths: frozenset[str]) -> frozenset[str]:

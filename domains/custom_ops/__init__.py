@@ -24,6 +24,7 @@ from ascend_feasibility.domains.custom_ops.cuda_only_headers import relocate_hos
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.device_dispatch import CppDeviceDispatchScanner
 from ascend_feasibility.domains.custom_ops.extension_files import compiling_extensions
+from ascend_feasibility.domains.custom_ops.extension_host_runtime import fold_extension_host_runtime
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import (
     fallback_extensions,
@@ -141,6 +142,8 @@ class CustomOpsDomain(Domain):
         run.findings = backward_pass_phase(run.findings, merged.backward_functions)
         # CUDA runtime names in headers only nvcc units include, or declared by the project for its build without CUDA
         run.findings = relocate_host_runtime(run.findings, merged, run)
+        # the runtime calls of host files of an extension whose kernels are items: one item per file, with the kernels
+        run.findings = fold_extension_host_runtime(run.findings, merged, run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
         compiling = compiling_extensions({row.path for row in kernels}, merged, run)

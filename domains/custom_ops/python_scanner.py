@@ -23,6 +23,7 @@ from ascend_feasibility.domains.custom_ops.installed_packages import installed_p
 from ascend_feasibility.domains.custom_ops.pytorch_routes import may_route, pytorch_routes
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
 from ascend_feasibility.domains.custom_ops.routed_kernels import FUNCTION_RULE
+from ascend_feasibility.domains.custom_ops.source_kinds import builds_host_only
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import launched_with_else_arm
 from ascend_feasibility.domains.phases.walked_folders import collected_folders
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords, unit_references
@@ -296,7 +297,8 @@ class _CustomOpsScan(PythonScan):
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
                                                          _cuda_sources(sources), folders=collected_folders(
                                                              argument(call, 1, "sources"), self.imports)))
-            self.hit("cpp-extension-jit-load", f"load({ext})", call)
+            host_only = builds_host_only(call, argument(call, 1, "sources"), sources)
+            self.hit("cpp-extension-jit-load", f"load({ext})", call, facets=("host-only",) if host_only else ())
         elif name == INLINE_LOADER and call is not None and "cuda_sources" in keywords(call):
             ext = _string(argument(call, 0, "name")) or "?"
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, [], True))
