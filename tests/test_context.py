@@ -591,6 +591,22 @@ def test_method_and_exported_device_defaults_every_project_call_passes_are_never
     assert reach[("pkg/heads.py", 20)] == "runs"  # no call of .table()
 
 
+def test_a_default_that_calls_cuda_when_the_def_runs_stays_a_site_whatever_the_calls_pass(tmp_path):
+    # Wan2.1's T5EncoderModel(device=torch.cuda.current_device()): evaluated at import, raises where no CUDA device is
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "from .t5 import Encoder\n__all__ = ['Encoder']\n",
+        "pkg/t5.py": "import torch\n\nclass Encoder:\n    def __init__(self, n, device=torch.cuda.current_device()):\n"
+                     "        self.x = torch.zeros(n, device=device)\n\n"
+                     "class Decoder:\n    def __init__(self, n, device='cuda'):\n        self.x = torch.zeros(n, device=device)\n",
+        "run.py": "from pkg.t5 import Encoder, Decoder\n\ndef main(d):\n    return Encoder(3, device=d), Decoder(3, device=d)\n\n"
+                  "if __name__ == '__main__':\n    main('npu')\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    reach = {(f.line, f.rule): f.reach for f in report.findings if f.path == "pkg/t5.py" and f.line in (4, 8)}
+    assert reach[(4, "DEV100")] == "runs"
+    assert reach[(8, "DEV001")] == "cosmetic"
+
+
 def test_test_functions_in_product_modules_are_test_code():
     code = ("import torch, os\ndef test_compare(a):\n    x = torch.zeros(3, device=f'cuda:{os.environ[\"LOCAL_RANK\"]}')\n"
             "def run(r):\n    y = torch.zeros(3, device=f'cuda:{r}')\n")

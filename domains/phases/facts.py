@@ -102,6 +102,8 @@ ATTRS_DECORATORS = frozenset({"attr.s", "attr.attrs", "attrs.attrs"})
 ATTRS_AUTO_DECORATORS = frozenset({"attr.define", "attr.frozen", "attr.mutable", "attrs.define", "attrs.frozen",
                                    "attrs.mutable", "attr.dataclass"})
 ATTRS_EXPLICIT, ATTRS_AUTO = "attrs", "attrs-auto"
+# calls a parameter's default may make and still be inert (_inert_default): a device built, the availability asked
+INERT_CALLS = frozenset({"device", "is_available"})
 # methods called with arguments no call of their name shows: torch.nn.Module.__call__ hands its own to forward
 IMPLICIT_METHODS = frozenset({"forward"})
 FIELD_CALLS = frozenset({"field", "ib", "attrib"})  # dataclasses.field, attr.ib, attr.attrib, attrs.field
@@ -1527,6 +1529,8 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[
         function = parameter.parent.parent if parameter is not None and parameter.parent is not None else None
         if name_node is None or function is None or function.type != "function_definition":
             continue
+        if not _inert_default(default):
+            continue
         function_name = parsing.text(function.child_by_field_name("name"))
         uses = calls.get(function_name, [])
         parameter_name = parsing.text(name_node)
@@ -1546,6 +1550,18 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[
         owner = function.parent.parent if function.parent is not None and function.parent.type == "decorated_definition" else function.parent
         result.append((default.start_point.row + 1, function_name, owner is not None and owner.type == "module"))
     return result, undecided, methods
+
+
+def _inert_default(value: Node) -> bool:
+    """A default whose evaluation does nothing but build a value: a string, `torch.device("cuda")`, `"cuda" if
+    torch.cuda.is_available() else "cpu"`. `device=torch.cuda.current_device()` runs when the `def` does, whatever
+    the calls pass (Wan2.1's T5EncoderModel: it raises at import where no CUDA device is), so it stays a site."""
+    return all(_last_name(call.child_by_field_name("function")) in INERT_CALLS
+               for call in parsing.walk(value, limit=1000) if call.type == "call")
+
+
+def _last_name(function: Node | None) -> str:
+    return parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
 
 
 def _method(function: Node) -> bool:
