@@ -29,7 +29,7 @@ def extended_with_npu(collection: Node) -> bool:
     name = left.text
     scope = _scope(assignment)
     try:
-        return any(node.type == "identifier" and node.text == name and _adds_npu(node)
+        return any(node.type == "identifier" and node.text == name and _adds_npu(node) and not _shadowed(node, scope)
                    for node in parsing.walk(scope, limit=MAX_NODES, strict=True))
     except parsing.WalkLimit:
         return False
@@ -40,6 +40,26 @@ def _scope(node: Node) -> Node:
     while node.parent is not None and node.type not in {"function_definition", "lambda"}:
         node = node.parent
     return node
+
+
+def _shadowed(name: Node, scope: Node) -> bool:
+    """`name` is, in a function inside `scope`, that function's own binding: a parameter, or a name it assigns without
+    `global` (`def extend(factory): factory['npu'] = ...` extends its argument, not the module's table)."""
+    text, node = name.text, name.parent
+    while node is not None and node != scope:
+        if node.type in {"function_definition", "lambda"}:
+            parameters = node.child_by_field_name("parameters")
+            if parameters is not None and any(n.type == "identifier" and n.text == text
+                                              for n in parsing.walk(parameters, limit=MAX_NODES)):
+                return True
+            body = node.child_by_field_name("body")
+            inner = list(parsing.walk(body, limit=MAX_NODES)) if body is not None else []
+            declared = any(n.type == "global_statement" and any(c.text == text for c in n.named_children) for n in inner)
+            if not declared and any(n.type == "assignment" and n.child_by_field_name("left") is not None
+                                    and n.child_by_field_name("left").text == text for n in inner):
+                return True
+        node = node.parent
+    return False
 
 
 def _adds_npu(name: Node) -> bool:
