@@ -228,6 +228,8 @@ class ModuleFacts(Protocol):
     patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]]
     overridden_defaults: list[tuple[int, str, bool]]
     device_defaults: list[tuple[int, str, str, int]]  # "cuda" defaults the project's calls decide (line, callee, ...)
+    method_defaults: list[tuple[int, str, str, int]]  # those of methods: (line, method, parameter, position)
+    method_passed: dict[str, tuple[int, list[str]]]  # per method name: fewest positional, keywords every call passes
     source_refs: list[str]  # native sources or their folders named in strings (builders)
     switched_source_refs: dict[str, str]  # those every naming string of which an unset environment variable leaves off
     unhooked_loaders: list[tuple]  # extension loaders called only in comments (phases/unhooked_loaders.py)

@@ -565,6 +565,48 @@ def test_device_defaults_every_call_overrides_are_no_findings(tmp_path):
     assert ("pkg/other.py", 3) in defaults and ("pkg/shared.py", 3) in defaults
 
 
+def test_method_and_exported_device_defaults_every_project_call_passes_are_never_used(tmp_path):
+    # round 40 A2 class 1: mmrotate's get_anchors overrides, called only as self.get_anchors(..., device=device), and
+    # build_dp, exported through the package's __all__ and called with cfg.device by both of its callers
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "from .heads import Head, build, spare\n__all__ = ['Head', 'build', 'spare']\n",
+        "pkg/base.py": "import torch\n\nclass Base:\n    def anchors(self, n, device='cuda'):\n"
+                       "        return torch.zeros(n, device=device)\n",
+        "pkg/heads.py": "import torch\nfrom .base import Base\n\ndef build(model, device='cuda'):\n    return model.to(device)\n\n"
+                        "def spare(device='cuda'):\n    return torch.zeros(1, device=device)\n\n"
+                        "class Head(Base):\n    def loss(self, n, d):\n        return self.anchors(n, device=d)\n\n"
+                        "    def grid(self, n, device='cuda'):\n        return torch.zeros(n, device=device)\n\n"
+                        "    def forward(self, x, device='cuda'):\n        return x.to(device)\n\n"
+                        "    def table(self, device='cuda'):\n        return torch.zeros(1, device=device)\n",
+        "train.py": "from pkg import Head, build\n\ndef main(dev):\n    h = build(Head(), dev)\n    h.anchors(3, dev)\n"
+                    "    h.grid(3)\n    h.forward(1, device=dev)\n    return h\n\nif __name__ == '__main__':\n    main('npu')\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    reach = {(f.path, f.line): f.reach for f in report.findings if f.rule == "DEV001"}
+    assert reach[("pkg/base.py", 4)] == "cosmetic"  # each call of .anchors() passes device, by keyword or position
+    assert reach[("pkg/heads.py", 4)] == "cosmetic"  # in __all__, and its one call in the project passes it
+    assert reach[("pkg/heads.py", 7)] != "cosmetic"  # in __all__ and called nowhere: a library's callers take it (uncalled: optional)
+    assert reach[("pkg/heads.py", 14)] == "runs"  # h.grid(3) takes the default
+    assert reach[("pkg/heads.py", 17)] == "runs"  # forward: model(x) calls it with what the call shows not
+    assert reach[("pkg/heads.py", 20)] == "runs"  # no call of .table()
+
+
+def test_a_default_that_calls_cuda_when_the_def_runs_stays_a_site_whatever_the_calls_pass(tmp_path):
+    # Wan2.1's T5EncoderModel(device=torch.cuda.current_device()): evaluated at import, raises where no CUDA device is
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "from .t5 import Encoder\n__all__ = ['Encoder']\n",
+        "pkg/t5.py": "import torch\n\nclass Encoder:\n    def __init__(self, n, device=torch.cuda.current_device()):\n"
+                     "        self.x = torch.zeros(n, device=device)\n\n"
+                     "class Decoder:\n    def __init__(self, n, device='cuda'):\n        self.x = torch.zeros(n, device=device)\n",
+        "run.py": "from pkg.t5 import Encoder, Decoder\n\ndef main(d):\n    return Encoder(3, device=d), Decoder(3, device=d)\n\n"
+                  "if __name__ == '__main__':\n    main('npu')\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    reach = {(f.line, f.rule): f.reach for f in report.findings if f.path == "pkg/t5.py" and f.line in (4, 8)}
+    assert reach[(4, "DEV100")] == "runs"
+    assert reach[(8, "DEV001")] == "cosmetic"
+
+
 def test_test_functions_in_product_modules_are_test_code():
     code = ("import torch, os\ndef test_compare(a):\n    x = torch.zeros(3, device=f'cuda:{os.environ[\"LOCAL_RANK\"]}')\n"
             "def run(r):\n    y = torch.zeros(3, device=f'cuda:{r}')\n")

@@ -32,6 +32,8 @@ class Facts:
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
     overridden_defaults: list[tuple[int, str, bool]] = field(default_factory=list)
     device_defaults: list = field(default_factory=list)
+    method_defaults: list = field(default_factory=list)
+    method_passed: dict = field(default_factory=dict)
     default_none_arms: list = field(default_factory=list)
     default_passed: dict = field(default_factory=dict)
     source_refs: list[str] = field(default_factory=list)

@@ -152,7 +152,9 @@ def test_a_star_import_records_any_name():
 
 # read: escapes ----------------------------------------------------------------------------------------------------
 def test_names_in_all_escape_only_when_the_file_spells_all():
-    assert read("__all__ = ['Model', \"build\"]\n").escaped == ["Model", "build"]
+    # marked as exported: project_calls escapes the names, and a "cuda" default every call in the project passes is
+    # decided all the same (propagation.project_overridden_defaults)
+    assert read("__all__ = ['Model', \"build\"]\n").escaped == [u.EXPORTED + "Model", u.EXPORTED + "build"]
 
 
 def test_a_file_binding_nothing_does_not_read_the_escapes():

@@ -74,7 +74,13 @@ from ascend_feasibility.analyzer.context.unloaded import (
     package_folders,
     unloaded_modules,
 )
-from ascend_feasibility.analyzer.context.unpassed_defaults import OWN, default_path, re_exported, unpassed_defaults
+from ascend_feasibility.analyzer.context.unpassed_defaults import (
+    METHOD_VALUE,
+    OWN,
+    default_path,
+    re_exported,
+    unpassed_defaults,
+)
 from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
 from ascend_feasibility.analyzer.context.unread_keys import unread as unread_key_lines
 from ascend_feasibility.analyzer.context.unread_settings import unread as unread_config_settings
@@ -399,7 +405,8 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
     (None unless given) and none the caller's own parameter defaulting to None (`device=device`)."""
     candidates = [(f, entry) for f in facts for entry in f.device_defaults if (f.path, entry[0]) not in decided]
     arms = [(f, entry) for f in facts for entry in f.default_none_arms]
-    if not candidates and not arms:
+    methods = [(f, entry) for f in facts for entry in f.method_defaults if (f.path, entry[0]) not in decided]
+    if not candidates and not arms and not methods:
         return {}
     passed: dict[str, list[tuple[str, tuple[int, list[str]]]]] = defaultdict(list)
     for f in facts:
@@ -422,15 +429,15 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
         return calls
 
     def reason(callee: str, parameter: str, calls) -> str:
-        where = sorted({path for path, _ in calls})
-        more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
-        return f"every call of {callee}() in the project passes {parameter} ({where[0]}{more}): {UNUSED_DEFAULT}"
+        return _never_used(f"{callee}()", parameter, calls)
 
     result = {}
     for f, (line, callee, parameter, index) in candidates:
         calls = callers(f, callee)
         if calls is not None and all(parameter in keywords or fewest > index for _, (fewest, keywords) in calls):
             result[(f.path, line)] = reason(callee, parameter, calls)
+    if methods:
+        result.update(_methods_passed(facts, methods, escaped))
     if arms:
         maybe_none = _none_passing(facts)
         for f, (first, last, callee, parameter, condition) in arms:
@@ -442,6 +449,34 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
             for row in range(first, last + 1):
                 result.setdefault((f.path, row), why)
     return result
+
+
+def _methods_passed(facts: list[ModuleFacts], methods: list[tuple[ModuleFacts, tuple[int, str, str, int]]],
+                    escaped: set[str]) -> dict[tuple[str, int], str]:
+    """The method defaults of `methods` that every `x.method(...)` call in the project passes, by keyword or by
+    position (mmrotate's `get_anchors(self, featmap_sizes, img_metas, device='cuda')`, each refine head's override
+    called only as `self.get_anchors(featmap_sizes, img_metas, device=device)`: round 40 A2 class 1). A call of the
+    name is one of any class's method of that name: an override's calls count for the base's default, and the other
+    way round. Not decided where no call is in sight (a library's entry for callers outside the project), or where
+    the method is used as a value or looked up by name (`fn=self.get_anchors`, `getattr(head, "get_anchors")`)."""
+    passed: dict[str, list[tuple[str, tuple[int, list[str]]]]] = defaultdict(list)
+    for f in facts:
+        for name, record in f.method_passed.items():
+            passed[name].append((f.path, record))
+    result = {}
+    for f, (line, method, parameter, index) in methods:
+        calls = passed.get(method, [])
+        if not calls or {method, METHOD_VALUE + method} & escaped:
+            continue
+        if all(parameter in keywords or fewest > index for _, (fewest, keywords) in calls):
+            result[(f.path, line)] = _never_used(f".{method}()", parameter, calls)
+    return result
+
+
+def _never_used(called: str, parameter: str, calls: list[tuple[str, tuple[int, list[str]]]]) -> str:
+    where = sorted({path for path, _ in calls})
+    more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
+    return f"every call of {called} in the project passes {parameter} ({where[0]}{more}): {UNUSED_DEFAULT}"
 
 
 def _none_passing(facts: list[ModuleFacts]) -> set[tuple[str, str]]:

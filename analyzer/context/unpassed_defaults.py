@@ -61,6 +61,9 @@ SPLAT_INDEX = 1 << 30  # no positional argument reaches a keyword a `**kwargs` c
 SPLAT = "**"  # the keyword of DefaultFacts.forwards' records of a call that unpacks (_splat_forward)
 FACTORY = "factory:"  # DefaultFacts.escaped: a name a config factory is called on (`Name.from_config(...)`)
 NAMED = "named:"  # DefaultFacts.escaped: a class-shaped name a string literal holds (a lazy `_import_structure`, a registry)
+# DefaultFacts.escaped: a name in a module's `__all__`, public to callers outside the project (project_calls reads it as
+# escaped; a "cuda" default every call in the project passes is decided all the same: propagation.project_overridden_defaults)
+EXPORTED = "all:"
 OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
 # Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
@@ -203,7 +206,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         facts.none_arms = _none_arms(taken)
     if bodies:
         facts.arm_calls = _arm_calls(bodies, located, tree)
-    escaped = exported_names(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
+    escaped = {EXPORTED + name for name in exported_names(tree)} if "__all__" in text else set()  # a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
         for node in found.get("value", []):
@@ -373,7 +376,7 @@ def project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
     for f in facts:
         for name, shape in f.default_calls.items():
             calls[own_key(f.path, name[len(OWN):]) if name.startswith(OWN) else name].append((f.path, shape))
-        escaped.update(f.default_escaped)
+        escaped.update(name.removeprefix(EXPORTED) for name in f.default_escaped)
     return calls, escaped, {module for f in facts for module in f.star_imports}
 
 

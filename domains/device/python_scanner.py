@@ -15,6 +15,7 @@ from ascend_feasibility.domains.device import (
     mask_guards,
     mask_hides,
     mask_reads,
+    npu_extended,
     own_runtimes,
     provider_names,
     selectors,
@@ -516,6 +517,8 @@ class _FileScan(PythonScan):
             return  # an annotation's "cuda" is a type, never a device
         table = literals.device_table(literal.node) if not literal.formatted else None
         if table is not None:
+            if npu_extended.extended_with_npu(table):
+                return  # `dp_factory['npu'] = NPUDataParallel` in the same scope: the table serves the NPU
             self.hit("device-list", " ".join(parsing.text(table).split())[:80], table, _with_npu_entry(table, literal.node))
             return
         if literals.is_lookup_key(literal.node) or (not literal.formatted and self._names_a_path(literal.node)):
@@ -538,6 +541,8 @@ class _FileScan(PythonScan):
             return
         collection = literals.device_collection(literal.node) if not literal.formatted else None
         if collection is not None:
+            if npu_extended.extended_with_npu(collection):
+                return
             text = parsing.text(collection)
             quote = '"' if parsing.text(literal.node).startswith('"') else "'"
             self.hit("device-list", text, collection, f"{text[:-1].rstrip().rstrip(',')}, {quote}npu{quote}{text[-1]}")

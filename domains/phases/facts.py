@@ -103,6 +103,10 @@ ATTRS_DECORATORS = frozenset({"attr.s", "attr.attrs", "attrs.attrs"})
 ATTRS_AUTO_DECORATORS = frozenset({"attr.define", "attr.frozen", "attr.mutable", "attrs.define", "attrs.frozen",
                                    "attrs.mutable", "attr.dataclass"})
 ATTRS_EXPLICIT, ATTRS_AUTO = "attrs", "attrs-auto"
+# calls a parameter's default may make and still be inert (_inert_default): a device built, the availability asked
+INERT_CALLS = frozenset({"device", "is_available"})
+# methods called with arguments no call of their name shows: torch.nn.Module.__call__ hands its own to forward
+IMPLICIT_METHODS = frozenset({"forward"})
 FIELD_CALLS = frozenset({"field", "ib", "attrib"})  # dataclasses.field, attr.ib, attr.attrib, attrs.field
 MAX_FIELDS = 10**6  # the position of a field after a base class's: never passed by position in what is read
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
@@ -254,6 +258,11 @@ class PhaseFacts:
     # such defaults of module-level functions and classes' __init__, for every call in the project (the unpassed-
     # default reading's default_passed): (line, function or class, parameter, position in a call)
     device_defaults: list[tuple[int, str, str, int]] = field(default_factory=list)
+    # such defaults of methods (undecided by this file's calls), for the calls of the method's name in the project
+    # (propagation.project_overridden_defaults): (line, method, parameter, position in a call after the object)
+    method_defaults: list[tuple[int, str, str, int]] = field(default_factory=list)
+    # method name → (fewest positional arguments of a `x.name(...)` call, keywords every such call passes)
+    method_passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     # string values compared with == in if/elif chains: (value, line, condition, whether the chain has a default arm)
     choices: list[tuple[str, int, str, bool]] = field(default_factory=list)
     # strings that look like dotted module names ("pkg.overrides.fused_swiglu.fused_swiglu"): (text, line)
@@ -517,6 +526,11 @@ class PhaseFacts:
         self.process_arms += other.process_arms
         self.commented_imports += other.commented_imports
         self.device_defaults += other.device_defaults
+        self.method_defaults += other.method_defaults
+        for name, (fewest, keywords) in other.method_passed.items():
+            before = self.method_passed.get(name)
+            self.method_passed[name] = (fewest, keywords) if before is None else (
+                min(before[0], fewest), sorted(set(before[1]) & set(keywords)))
         for name, (fewest, keywords) in other.default_passed.items():
             before = self.default_passed.get(name)
             self.default_passed[name] = (fewest, keywords) if before is None else (
@@ -1072,7 +1086,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
         facts.unread_keys = unread_keys.entries(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
-        facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
+        facts.overridden_defaults, facts.device_defaults, facts.method_defaults = _overridden_defaults(
+            defaults, _calls(unit) + _methods(unit))
+    facts.method_passed = _method_passed(_methods(unit))
     facts.starts_process_group = process_groups.starts_group(
         lambda: (parsing.text(c) for c in _calls(unit) + _methods(unit)), facts.imports, unit.source.data)
     facts.process_arms = process_groups.gated_arms(unit.tree(), unit.source.text)
@@ -1493,12 +1509,15 @@ def _launch(words: list[str]) -> tuple[str, str]:
     return module, next((w for w in words if w.endswith(".py")), "")
 
 
-def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[list[tuple[int, str, bool]],
-                                                                            list[tuple[int, str, str, int]]]:
+def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[
+        list[tuple[int, str, bool]], list[tuple[int, str, str, int]], list[tuple[int, str, str, int]]]:
     """`def get_mask(..., device="cuda")` whose every call in the file passes `device=`: the default never applies.
     (line, function name, whether the function is module-level); functions called nowhere in the file are left out.
     Second, the defaults of undecorated module-level functions and of module-level classes' __init__, for the
-    project's calls: (line, function or class, parameter, position in a call)."""
+    project's calls: (line, function or class, parameter, position in a call). Third, the same for the other defaults
+    of methods (`def get_anchors(self, featmap_sizes, img_metas, device='cuda')`), for the project's calls of the
+    method's name; not those of dunder methods or `forward`, which Python or torch.nn.Module.__call__ call with
+    arguments no call by name shows."""
     calls: dict[str, list[Node]] = defaultdict(list)
     for callee in callees:
         call = callee.parent if callee.type == "identifier" and callee.parent is not None and callee.parent.type == "call" else None
@@ -1506,7 +1525,7 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
             call = callee.parent.parent  # attribute → call
         if call is not None and call.type == "call":
             calls[parsing.text(callee)].append(call)
-    result, undecided = [], []
+    result, undecided, methods = [], [], []
     for default in defaults[:200]:
         parameter = default.parent
         name_node = parameter.child_by_field_name("name") if parameter is not None else None
@@ -1514,6 +1533,8 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
             name_node = parameter.named_children[0]
         function = parameter.parent.parent if parameter is not None and parameter.parent is not None else None
         if name_node is None or function is None or function.type != "function_definition":
+            continue
+        if not _inert_default(default):
             continue
         function_name = parsing.text(function.child_by_field_name("name"))
         uses = calls.get(function_name, [])
@@ -1527,10 +1548,54 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
         if callee is not None:  # the project's calls decide it where this file's do not (or another file imports it)
             undecided.append((default.start_point.row + 1, callee, parameter_name, index))
         if not uses or index < 0 or not all(_passes(call, parameter_name, index) for call in uses):
+            if index >= 0 and _method(function) and not function_name.startswith("__") \
+                    and function_name not in IMPLICIT_METHODS:
+                methods.append((default.start_point.row + 1, function_name, parameter_name, index))
             continue
         owner = function.parent.parent if function.parent is not None and function.parent.type == "decorated_definition" else function.parent
         result.append((default.start_point.row + 1, function_name, owner is not None and owner.type == "module"))
-    return result, undecided
+    return result, undecided, methods
+
+
+def _inert_default(value: Node) -> bool:
+    """A default whose evaluation does nothing but build a value: a string, `torch.device("cuda")`, `"cuda" if
+    torch.cuda.is_available() else "cpu"`. `device=torch.cuda.current_device()` runs when the `def` does, whatever
+    the calls pass (Wan2.1's T5EncoderModel: it raises at import where no CUDA device is), so it stays a site."""
+    return all(_last_name(call.child_by_field_name("function")) in INERT_CALLS
+               for call in parsing.walk(value, limit=1000) if call.type == "call")
+
+
+def _last_name(function: Node | None) -> str:
+    return parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
+
+
+def _method(function: Node) -> bool:
+    """A definition in a class body (decorated or not)."""
+    holder = function.parent.parent if function.parent is not None and function.parent.type == "decorated_definition" \
+        else function.parent
+    return holder is not None and holder.type == "block" and holder.parent is not None \
+        and holder.parent.type == "class_definition"
+
+
+def _method_passed(methods: list[Node]) -> dict[str, tuple[int, list[str]]]:
+    """method name → (fewest positional arguments, keywords every call passes) over the file's `x.name(...)` calls; a
+    call with `*args` knows no position, and a `**kwargs` passes only the keywords it spells beside it (_passes)."""
+    passed: dict[str, tuple[int, set[str]]] = {}
+    for callee in methods:
+        attribute = callee.parent
+        call = attribute.parent if attribute is not None and attribute.type == "attribute" else None
+        if call is None or call.type != "call" or call.child_by_field_name("function") != attribute:
+            continue
+        arguments = call.child_by_field_name("arguments")
+        children = arguments.named_children if arguments is not None and arguments.type == "argument_list" else []
+        splat = any(a.type == "list_splat" for a in children)
+        positional = 0 if splat else sum(1 for a in children if a.type not in {"keyword_argument", "comment",
+                                                                                  "dictionary_splat"})
+        keywords = _keyword_names(call)
+        name = parsing.text(callee)
+        before = passed.get(name)
+        passed[name] = (positional, keywords) if before is None else (min(before[0], positional), before[1] & keywords)
+    return {name: (fewest, sorted(keywords)) for name, (fewest, keywords) in passed.items()}
 
 
 def _field_defaults(fields: list[Node], imports) -> list[tuple[int, str, str, int]]:
