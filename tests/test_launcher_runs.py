@@ -137,3 +137,9 @@ def test_a_launched_tool_script_running_a_config_driven_runner_drives_the_projec
     assert promoted(files) == ["tools/train.py"]
     printer = "from mmengine.config import Config\n\nif __name__ == '__main__':\n    print(Config.fromfile('c.py'))\n"
     assert promoted(files | {"tools/train.py": printer}) == []
+
+
+def test_a_launcher_run_through_a_placeholder_folder_promotes_each_fitting_tool_script():
+    files = tree(run='TASK=inference\npython scripts/$TASK/main.py --x 1\n') | {
+        "scripts/inference/main.py": INFERENCE, "scripts/get/main.py": DOWNLOAD}
+    assert promoted(files) == ["scripts/inference/main.py"]  # the download helper imports none of the project

@@ -226,3 +226,31 @@ def test_the_headline_phase_follows_a_readme_usage_run_inside_a_sub_folder(tmp_p
         write_tree(tmp_path / name, {**files, "README.md": readme})
         phases[name] = analyze(tmp_path / name, AnalyzeOptions(jobs=1)).effort.main_phase
     assert phases == {"cd": "inference", "plain": "training"}
+
+
+def test_a_readme_launch_through_a_placeholder_folder_runs_each_fitting_example():
+    paths = PATHS + ["examples/seg/main.py", "examples/cls/main.py", "examples/seg/vis.py"]
+    readme = "```\nCUDA_VISIBLE_DEVICES=$GPUs python examples/$task_folder/main.py --cfg $cfg $kwargs\n```\n"
+    assert runs(readme, paths) == ["examples/cls/main.py", "examples/seg/main.py"]
+    assert runs("```\npython $ROOT/run_llama.py\n```\n", paths) == []  # a leading variable: the clone's folder
+    many = paths + [f"examples/t{index}/main.py" for index in range(17)]
+    assert runs(readme, many) == []  # fits too many files to say which the README runs
+
+
+def test_placeholder_folder_entries_are_the_products_and_set_the_headline_phase(tmp_path):
+    main = ("import torch\nfrom mylib.kv import evict\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n"
+            "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n    loss = model(torch.ones(2)).sum()\n"
+            "    loss.backward()\n    optimizer.step()\n\n\nif __name__ == '__main__':\n    main()\n")
+    write_tree(tmp_path, {
+        "README.md": "# x\n```\nCUDA_VISIBLE_DEVICES=$GPUs python examples/$task_folder/main.py --cfg $cfg\n```\n",
+        "mylib/__init__.py": "",
+        "mylib/kv.py": "def evict(kv):\n    return kv[:, :4]\n",
+        "examples/segmentation/main.py": main,
+        "examples/classification/main.py": main.replace("lr=0.1", "lr=0.2"),  # no copy of the other
+        "examples/segmentation/vis.py": "import torch\nx = torch.ones(1).cuda()\n",  # the README does not run it
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    roles = {f.path: f.role for f in report.findings}
+    assert roles["examples/segmentation/main.py"] == roles["examples/classification/main.py"] == "product"
+    assert roles["examples/segmentation/vis.py"] == "example"
+    assert report.effort.main_phase == "training"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ascend_feasibility.analyzer.context.path_placeholders import placeholder_matches
 from ascend_feasibility.analyzer.context.readme_runs import drives_project, module_file, product_names
 from ascend_feasibility.analyzer.context.roles import file_role, path_view
 from ascend_feasibility.analyzer.reading import parsing
@@ -30,7 +31,8 @@ _OWN_FOLDER = ('$(dirname "$0")/', "$(dirname $0)/", '"$(dirname "$0")"/', "`dir
 def launcher_run_tools(paths: list[str], conventions, overrides: dict[str, list[str]] | None,
                        read: Callable[[str], str | None]) -> list[str]:
     """The tool-folder scripts (role `example` by tool_dirs) that a product-role shell launcher of the tree runs by
-    path or as a module, and that import the project's own code."""
+    path or as a module, and that import the project's own code; a path with a placeholder folder (`python
+    scripts/$TASK/main.py`) is each file it fits, as the README's (path_placeholders)."""
     tools = {name.lower() for name in conventions.tool_dirs}
     if not any(len(path_view(p).parts) > 1 and path_view(p).parts[0].lower() in tools for p in paths):
         return []
@@ -44,7 +46,8 @@ def launcher_run_tools(paths: list[str], conventions, overrides: dict[str, list[
         if not text:
             continue
         folder = path_view(launcher).parent
-        targets = [_script_path(script, folder, existing) for _program, script in run_scripts(text)]
+        targets = [path for _program, script in run_scripts(text)
+                   for path in (placeholder_matches(script, existing) or [_script_path(script, folder, existing)])]
         targets += [module_file(module, existing) for _program, module in run_modules(text)]
         for path in targets:
             if (path is None or path in found or path_view(path).parts[0].lower() not in tools

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 
 from ascend_feasibility.analyzer.context.library_trainers import runs_in_source
+from ascend_feasibility.analyzer.context.path_placeholders import placeholder_matches
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -122,8 +123,11 @@ def installed_files(documents, paths: list[str], conventions, overrides: dict[st
 
 def readme_launches(readme: str, existing: set[str]) -> list[tuple[str, str]]:
     """(program, path) of each script the README's runner commands launch, by path (`python basicsr/train.py -opt
-    x.yml`) or as a module of the tree (`python -m pkg.train`), as written; the caller keeps those in the tree."""
-    launched = [(program, script.removeprefix("./")) for program, script in run_scripts(readme)]
+    x.yml`) or as a module of the tree (`python -m pkg.train`), as written; the caller keeps those in the tree. A
+    path with a placeholder folder (`python examples/$task_folder/main.py`) is each file of the tree it fits
+    (path_placeholders)."""
+    launched = [(program, path) for program, script in run_scripts(readme)
+                for path in (placeholder_matches(script, existing) or [script.removeprefix("./")])]
     return launched + [(program, path) for program, module in run_modules(readme)
                        if (path := module_file(module, existing)) is not None]
 
@@ -151,9 +155,11 @@ def usage_order(readme: str, paths: list[str]) -> tuple[str, ...]:
         if target is None:
             continue
         kind, word = target
-        path = module_file(word, existing) if kind == "module" else _in_folder(word, folder, existing)
-        if path is not None and path in existing:
-            found.append(path)
+        if kind == "module":
+            candidates = [module_file(word, existing)]
+        else:
+            candidates = placeholder_matches(word, existing) or [_in_folder(word, folder, existing)]
+        found += [path for path in candidates if path is not None and path in existing]
     return tuple(dict.fromkeys(found))
 
 
