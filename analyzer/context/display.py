@@ -346,7 +346,12 @@ class DisplaySites:
         if call.parent is not None and call.parent.type == "raise_statement":
             return True
         name = parsing.text(function).rsplit(".", 1)[-1]
-        return name in self.message_calls or name.startswith(self.message_prefixes)
+        if name in self.message_calls:
+            return True
+        # a prefixed name is a project's own logger only where its value is dropped: `log_message(...)` as a
+        # statement, not `F.log_softmax(logits.double(), dim=1)` or `dist.log_prob(x)`, whose value is computed on
+        return name.startswith(self.message_prefixes) and call.parent is not None \
+            and call.parent.type == "expression_statement"
 
     def _shown_attribute(self, assignment: Node) -> bool:
         """`pbar.desc = f"{mem:>10}..."`: the value goes to a progress bar's text."""

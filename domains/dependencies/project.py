@@ -25,7 +25,7 @@ from ascend_feasibility.domains.dependencies.host_markers import aarch64_counter
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.domains.dependencies.mmcv_caps import MmcvCap
 from ascend_feasibility.domains.dependencies.mmcv_ops import emit_op_items, mmcv_line
-from ascend_feasibility.domains.dependencies.python_line import python_moves, release_note
+from ascend_feasibility.domains.dependencies.python_line import python_moves, release_note, torchless_environments
 from ascend_feasibility.domains.dependencies.raised_extras import raised_extra
 from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
 from ascend_feasibility.knowledge import KnowledgeBase, load_routes
@@ -357,7 +357,9 @@ def analyze_dependencies(
                 repinned = site
             emit.declaration(code, f"torch{site.specifier}", site, recommended, place=place, sites=others,
                              facets=facets)
-    for site, move, facets, others in python_moves(sorted(set(pythons or []), key=lambda d: (d.path, d.line)), target):
+    torchless = torchless_environments(declarations, lambda name: kb.package(name) is not None)
+    pythons = [site for site in pythons or [] if not (site.source == "conda" and site.path in torchless)]
+    for site, move, facets, others in python_moves(sorted(set(pythons), key=lambda d: (d.path, d.line)), target):
         emit.declaration("python-below-target", f"python{site.specifier}", site, move, place=declared_optional(site),
                          facets=facets, sites=others)
     if not hosted and "torch" in imported:

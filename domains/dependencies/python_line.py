@@ -41,7 +41,23 @@ def has_build_string(text: str) -> bool:
     return len(parts) >= 3 and bool(parts[2].strip())
 
 
+TOOLING = frozenset({"python", "pip", "setuptools", "wheel"})  # what any conda environment holds before its packages
 Move = tuple[Declaration, str, tuple[str, ...], list[str] | None]  # (site, the move's text, facets, all its sites)
+
+
+def torchless_environments(declarations: list[Declaration], catalogued) -> frozenset[str]:
+    """The conda environment files whose packages include nothing the port touches: no torch, torch_npu, mmcv or
+    other package of the catalog (`catalogued`: name → whether the catalog records it). Round 41 A2 class 5 and
+    round 40 (mmaction2 and Video-Swin-Transformer tools/data/activitynet/environment.yml, gym/environment.yml): the
+    environment of a dataset download (ffmpeg, youtube-dl, pandas on python=3.7.7) runs beside the project, not with
+    torch_npu, so its Python need not be one torch_npu has wheels for. A file of Python and pip alone (TOOLING) lists
+    no environment of its own: the project's packages go into it afterwards, so its Python stays judged."""
+    by_file: dict[str, set[str]] = {}
+    for declaration in declarations:
+        if declaration.source == "conda":
+            by_file.setdefault(declaration.path, set()).add(declaration.name)
+    return frozenset(path for path, names in by_file.items()
+                     if names - TOOLING and not any(catalogued(name) for name in names))
 
 
 def python_moves(declarations: list[Declaration], target: Release) -> list[Move]:

@@ -10,7 +10,8 @@
   as a string or as the first item of an argument list, except in a function that already names the NPU or
   Ascend (a detection chain with its NPU arm). A launch whose failure is caught and only logged, and whose value only
   fills a log, is a diagnostic (domains/device/logged_probes.py); a launch that is a statement of its own, through
-  the shell, its output left to the console, only prints (domains/device/printed_launches.py).
+  the shell, its output left to the console, only prints (domains/device/printed_launches.py), as does a script's
+  variable set from nvidia-smi and only echoed (domains/device/echoed_assignments.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.device.echoed_assignments import echoed_only
 from ascend_feasibility.domains.device.logged_probes import LOGGED_ONLY, logged_diagnostic
 from ascend_feasibility.domains.device.printed_launches import PRINTED_ONLY, printed_only
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, literal_is_docstring, unit_references
@@ -192,7 +194,8 @@ class NvidiaSmiShellScanner(Scanner):
         stops = _stops_on_error(root, unit.source.text) if commands else False
         return [
             Hit(self.code, parsing.text(node.parent)[:80], Span.of(node.parent),
-                facets=(PRINTED_ONLY,) if not stops and _printed_only(node.parent) else ())
+                facets=(PRINTED_ONLY,) if not stops and (_printed_only(node.parent) or echoed_only(node.parent, root))
+                else ())
             for node in commands
         ]
 

@@ -45,6 +45,13 @@
 - `cuda-missing-fallback` also where the test is the whole condition of an `if` whose CUDA arm is only `if not
   torch.cuda.is_available(): ...` and whose other arms run nothing for a value that is not one they test for
   (`else: if device == "mps": ...`, round 31 B1 row 11): "npu" passes through unchanged.
+- `caught-check`: the arm is an if's block of asserts only (`if 'cuda' in device.type: assert gpu, ...`), with no
+  other arm, in the body of a try whose handler catches the AssertionError: on NPU the check is skipped and what it
+  would have stopped fails in the same try, which catches it (round 41 B1 class 5 row 18, yolov9 benchmarks.py:45).
+- `cuda-flag`: the test (or `True if test else False`) is only the value of a callee's CUDA flag (`use_cuda=`,
+  `cuda=`, `use_gpu=`; round 40 A1 row 15, B1 row 22, B2 row 39: mmyolo boxam_utils.py:254,263 handing
+  pytorch-grad-cam `use_cuda=`). The flag only tells the callee whether to make its own `.cuda()` moves: on NPU it is
+  False, the callee leaves tensors where the caller put them; a callee in the project carries its own findings.
 - `measurement-only`: the arm only synchronises or resets/reads memory statistics for a report
   (`torch.cuda.synchronize()`, `reset_peak_memory_stats`, `x.append(torch.cuda.max_memory_allocated())`): on NPU the
   figures are unsynchronised or missing, nothing fails (round 27 A1 W1, B1 C8).
@@ -79,6 +86,10 @@ QUERY_DEFAULT = "query-default"
 CUDA_MISSING = "cuda-missing-fallback"  # and-ed with `not torch.cuda.is_available()` (_with_cuda_missing)
 CUDA_LITERAL_DEVICE = "cuda-literal-device"
 MEASUREMENT_ONLY = "measurement-only"
+CAUGHT_CHECK = "caught-check"  # the CUDA arm only asserts, inside a try whose handler catches the AssertionError
+CUDA_FLAG = "cuda-flag"  # the test only fills a callee's `use_cuda=` flag
+CUDA_FLAG_KEYWORDS = frozenset({"use_cuda", "cuda", "use_gpu"})
+CATCH_ASSERTION = frozenset({"Exception", "BaseException", "AssertionError"})
 # torch.cuda calls that only synchronise or reset/read memory statistics: an arm of nothing else only measures
 MEASURES = frozenset({"torch.cuda." + n for n in (
     "synchronize", "reset_peak_memory_stats", "reset_max_memory_allocated", "empty_cache", "memory_allocated",
@@ -128,8 +139,11 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(CUDA_ARM_NO_NPU_KERNEL)
     if cuda_arm is not None and _picks_runtime_provider(cuda_arm):
         found.append(RUNTIME_PROVIDER)
-    if _keyword_of(test) == "non_blocking":
+    keyword = _keyword_of(test)
+    if keyword == "non_blocking":
         found.append(NON_BLOCKING)
+    elif keyword in CUDA_FLAG_KEYWORDS:
+        found.append(CUDA_FLAG)
     else:
         autocast = _switched_autocast(test)
         if autocast is None and _picks_disabled_autocast_type(test):
@@ -152,6 +166,8 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(CUDA_LITERAL_DEVICE)
     if cuda_arm is not None and RAISES not in found and _only_measures(cuda_arm, imports):
         found.append(MEASUREMENT_ONLY)
+    if cuda_arm is not None and _only_caught_asserts(cuda_arm, parent):
+        found.append(CAUGHT_CHECK)
     return tuple(found)
 
 
@@ -424,6 +440,8 @@ def _keyword_of(test: Node, call_name: str | None = None) -> str | None:
             pass
         elif parent.type == "call" and parsing.text(parent.child_by_field_name("function")) == "bool":
             pass
+        elif _as_bool(parent, child):
+            pass
         else:
             break
         child, parent = parent, parent.parent
@@ -435,6 +453,41 @@ def _keyword_of(test: Node, call_name: str | None = None) -> str | None:
         if function is None or _last_name(function) != call_name:
             return None
     return parsing.text(parent.child_by_field_name("name"))
+
+
+def _as_bool(conditional: Node, test: Node) -> bool:
+    """Is `conditional` `True if test else False`: the test's own truth value?"""
+    parts = conditional.named_children if conditional.type == "conditional_expression" else []
+    return len(parts) == 3 and parts[1] == test and parts[0].type == "true" and parts[2].type == "false"
+
+
+def _only_caught_asserts(arm: Node, holder: Node | None) -> bool:
+    """Is the CUDA arm an if's block of asserts only, with no other arm, inside the body of a try whose handler catches
+    an AssertionError (`except Exception`, a bare except)? On NPU the asserts are skipped, and what they would have
+    stopped fails later in the same try, whose handler catches that too (round 41 B1 class 5 row 18: yolov9
+    benchmarks.py:45 `if 'cuda' in device.type: assert gpu, ...`, in a loop of export formats under try/except
+    Exception)."""
+    if holder is None or holder.type != "if_statement" or holder.child_by_field_name("alternative") is not None:
+        return False
+    statements = [s for s in arm.named_children if s.type != "comment"] if arm.type == "block" else []
+    if not statements or any(s.type != "assert_statement" for s in statements):
+        return False
+    child, scope = holder, holder.parent
+    while scope is not None and scope.type not in _NESTED:
+        if scope.type == "try_statement" and scope.child_by_field_name("body") == child:
+            return any(_catches_assertion(clause) for clause in scope.named_children if clause.type == "except_clause")
+        child, scope = scope, scope.parent
+    return False
+
+
+def _catches_assertion(clause: Node) -> bool:
+    caught = next((c for c in clause.named_children if c.type != "block" and c.type != "comment"), None)
+    if caught is None:
+        return True  # a bare except
+    if caught.type == "as_pattern":
+        caught = caught.named_children[0] if caught.named_children else caught
+    names = caught.named_children if caught.type == "tuple" else [caught]
+    return any(parsing.text(n).rsplit(".", 1)[-1] in CATCH_ASSERTION for n in names)
 
 
 def autocast_enabled_test(call: Node) -> Node | None:

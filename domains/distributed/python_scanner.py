@@ -4,8 +4,10 @@ collectives with their HCCL status, DeepSpeed and Megatron entry points, NCCL en
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.distributed.backend_defaults import backend_call_fed
 from ascend_feasibility.domains.distributed.gloo_groups import on_gloo_group
 from ascend_feasibility.domains.distributed.interface_exclusions import (
     DEFAULT_EXCLUSION,
@@ -180,8 +182,11 @@ class _DistributedScan(PythonScan):
             return  # mmengine's `dist_cfg=dict(backend="nccl")`: init_dist passes backend="hccl" itself on torch_npu
         if _reassigned_for_npu(node):
             return  # `backend = "nccl"` then `elif current_platform.is_npu(): backend = "hccl"`: the NPU arm exists
-        # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
-        auto_when = () if self.compares_nccl else None
+        fed = backend_call_fed(node, BACKEND_CALLS, lambda function: qualified_name(function, self.imports))
+        if fed is not None:  # a parameter's default its function only hands to init_process_group: rewritten there
+            auto_when = BACKEND_CALLS[fed][2]
+        else:  # a default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu
+            auto_when = () if self.compares_nccl else None
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
 
 

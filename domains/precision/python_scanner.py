@@ -27,6 +27,7 @@ from ascend_feasibility.domains.precision.host_tables import HOST_TABLE, built_o
 from ascend_feasibility.domains.precision.norm_inputs import norm_input_assertion
 from ascend_feasibility.domains.precision.norm_scale import COMPUTED_SCALE, called_attributes, computed_scale
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
+from ascend_feasibility.domains.precision.reported_values import only_reported
 from ascend_feasibility.domains.precision.rope_layout import ADJACENT, PER_HEAD, pairing, per_head_table
 from ascend_feasibility.domains.precision.rotary_use import (
     COMPLEX_CONTAINER,
@@ -202,6 +203,8 @@ class _PrecisionScan(PythonScan):
             return  # `.double()` of a tensor the code put on the CPU (`.cpu()`, `device="cpu"`), kept there
         if read_back_later(call):
             return  # the function reads the result with `.numpy()`: it only runs on host tensors
+        if only_reported(call):
+            return  # a figure only printed, logged or shown on a progress bar: float32 there changes no result
         if cast_back(call):  # element-wise only, returned cast back to the input's dtype: float32 gives the same
             self.hit("double-cast-back", ".double()", call)
             return
