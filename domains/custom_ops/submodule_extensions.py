@@ -31,6 +31,7 @@ from ascend_feasibility.domains.custom_ops.extension_imports import site_reach
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ImportSite
 
 DETECTOR = "submodule-extension-import"
+NO_ASCEND_BUILD = "no-ascend-build"
 COMPILED_CHILDREN = frozenset({"_C", "_ext", "_cuda", "_backend"})  # the compiled module a package wraps
 
 
@@ -63,10 +64,18 @@ def submodule_extension_findings(facts: CustomOpFacts, run: ProjectRun) -> list[
             symbol = f"{top} (git submodule {folder.rstrip('/')}/, not checked out"
             symbol += f"; builds {', '.join(builds)})" if builds else ")"
             located = Located(code, symbol, site.path, site.line, site.column, site.end_column, site.snippet,
-                              site.cell, matched=site.module, role=place.role, reach=reach, reach_reason=reason)
+                              site.cell, matched=site.module, role=place.role, reach=reach, reach_reason=reason,
+                              facets=_no_ascend_build(run, top))
             findings.append(run.factory.build_located(located, 0))
             priced.add(folder.rstrip("/"))
     return findings
+
+
+def _no_ascend_build(run: ProjectRun, top: str) -> tuple[str, ...]:
+    """The blocker facet where the catalog says the package has no Ascend build at all (class unsupported); else the
+    extension is of unknown size, high."""
+    record = run.kb.package(run.kb.distribution_of(top))
+    return (NO_ASCEND_BUILD,) if record is not None and record.classification == "unsupported" else ()
 
 
 def _provided_names(paths) -> set[str]:
