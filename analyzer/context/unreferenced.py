@@ -338,7 +338,9 @@ def _may_name(other: ModuleFacts, modules: frozenset[str], name: str, demo: bool
         return not (demo and other.path.endswith(PROSE_SUFFIXES))
     if not modules:
         return True
-    return verdicts.reaches(other, modules, name) if demo or strict else not verdicts.binds_elsewhere(other, modules, name)
+    if strict and not demo:
+        return verdicts.reaches(other, modules, name) or verdicts.names_through_import(other, modules, name)
+    return verdicts.reaches(other, modules, name) if demo else not verdicts.binds_elsewhere(other, modules, name)
 
 
 def _is_code(other: ModuleFacts, project: dict[str, list[ModuleFacts]]) -> bool:
