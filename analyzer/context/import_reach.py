@@ -113,8 +113,10 @@ class ImportVerdicts:
         from here, `*`, or a package above): `from diffusion.model import Passed` where model.py imports Passed from
         blocks.py?"""
         imports = self._read.get(other.path) or self._imports(other)
+        # a name the statement binds, not a module a `from` statement reads (`from det3d.core.utils.scatter import
+        # scatter_mean` binds no `scatter`)
         return any(self._may_rebind(source, modules, name) for parent in imports.sources_of.get(name, ())
-                   for source in self._project.get(parent, ()))
+                   if f"{parent}.{name}" in imports.bound for source in self._project.get(parent, ()))
 
     def reaches(self, other: ModuleFacts, modules: frozenset[str], name: str) -> bool:
         """Can the file name the module's `name`: an import reaching it, or the module's name written (a dotted
