@@ -127,6 +127,7 @@ class Facts:
     env_table_arms: list = field(default_factory=list)
     cudnn_ops: bool = False
     edited_names: list = field(default_factory=list)
+    dynamic_lookups: list = field(default_factory=list)
     module: str | None = None
 
     def __post_init__(self):

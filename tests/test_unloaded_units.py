@@ -33,6 +33,7 @@ class Facts:
     plugin_tables: list[list[str]] = field(default_factory=list)
     loads_by_name: bool = False
     commented_imports: list[tuple[str, int]] = field(default_factory=list)
+    words: str = ""  # identifier-like words between spaces (build files: find_namespace_packages)
     module: str = ""
 
     def __post_init__(self):

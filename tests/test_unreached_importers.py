@@ -136,17 +136,32 @@ def test_a_package_init_the_entry_imports_keeps_the_modules_it_registers(tmp_pat
         assert "runs" in reaches(found, path) and not unreached(found, path), path
 
 
-def test_a_published_librarys_namespace_module_keeps_runs(tmp_path):
-    # the same shape inside a package a setup.py publishes: its users may import lib.nets.blocks.heads themselves
-    files = {"setup.py": "from setuptools import setup, find_packages\nsetup(name='lib', packages=find_packages())\n",
+def library(build: str) -> dict[str, str]:
+    return {"setup.py": build,
              "lib/__init__.py": "from .api import segment\n", "lib/api.py": API, "lib/nets/__init__.py": "",
              "lib/nets/blocks/heads.py": HEADS.replace("from layers", "from lib.nets.blocks.layers"),
              "lib/nets/blocks/layers.py": LAYERS.replace("from kernels", "from lib.kernels"),
              "lib/kernels/__init__.py": KERNELS_INIT, "lib/kernels/ops.py": OPS,
              "lib/kernels/src/fused_norm.cpp": BINDING, "lib/kernels/src/fused_norm_cuda.cu": KERNEL}
-    found = reach_by_path(write_tree(tmp_path, files))
+
+
+def test_a_namespace_publishing_librarys_namespace_module_keeps_runs(tmp_path):
+    # the same shape inside a package a setup.py publishes with find_namespace_packages(): lib/nets/blocks/ (no
+    # __init__.py) is in the wheel, and its users may import lib.nets.blocks.heads themselves
+    found = reach_by_path(write_tree(tmp_path, library(
+        "from setuptools import setup, find_namespace_packages\nsetup(name='lib', packages=find_namespace_packages())\n")))
     for path in ("lib/nets/blocks/heads.py", "lib/nets/blocks/layers.py", "lib/kernels/src/fused_norm_cuda.cu"):
         assert "runs" in reaches(found, path) and not unreached(found, path), path
+
+
+def test_a_find_packages_librarys_folder_without_init_nothing_imports_is_unreached(tmp_path):
+    # find_packages() leaves lib/nets/blocks/ (no __init__.py) out of the wheel, and no file outside it imports it
+    # (pytorchvideo/neural_engine/, round 41 A1 row 32): no user can import it, no entry loads it
+    found = reach_by_path(write_tree(tmp_path, library(
+        "from setuptools import setup, find_packages\nsetup(name='lib', packages=find_packages())\n")))
+    for path in ("lib/nets/blocks/heads.py", "lib/nets/blocks/layers.py"):
+        assert reaches(found, path) == {"optional"}, path
+    assert reaches(found, "lib/api.py") == {"runs"}  # the package's own module is its users' API
 
 
 def test_the_reasons_read_in_chinese():
@@ -154,7 +169,9 @@ def test_the_reasons_read_in_chinese():
     chain = "imported only by modules no entry's import chain reaches: seg/kernels/__init__.py"
     built = ("built only when seg/kernels/ops.py is imported (its build of fused_norm at line 6), and that module is "
              f"optional: {chain}")
-    for why in (UNRUN_WHY, chain, built):
+    unshipped = ("in lib/nets/blocks/, a folder without __init__.py that the build (find_packages) leaves out of the "
+                 "package and no file outside it imports: nothing installs or loads it")
+    for why in (UNRUN_WHY, chain, built, unshipped):
         assert phrase("zh", why) != why and "imported only" not in phrase("zh", why), why
 
 

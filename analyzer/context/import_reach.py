@@ -108,6 +108,16 @@ class ImportVerdicts:
         return name in defined and name not in imported and not other.star_imports \
             and not _writes_module(other, modules)
 
+    def names_through_import(self, other: ModuleFacts, modules: frozenset[str], name: str) -> bool:
+        """Does the file import `name` by name from a project module that may hand on this module's (one importing it
+        from here, `*`, or a package above): `from diffusion.model import Passed` where model.py imports Passed from
+        blocks.py?"""
+        imports = self._read.get(other.path) or self._imports(other)
+        # a name the statement binds, not a module a `from` statement reads (`from det3d.core.utils.scatter import
+        # scatter_mean` binds no `scatter`)
+        return any(self._may_rebind(source, modules, name) for parent in imports.sources_of.get(name, ())
+                   if f"{parent}.{name}" in imports.bound for source in self._project.get(parent, ()))
+
     def reaches(self, other: ModuleFacts, modules: frozenset[str], name: str) -> bool:
         """Can the file name the module's `name`: an import reaching it, or the module's name written (a dotted
         string)?"""

@@ -47,6 +47,7 @@ from ascend_feasibility.analyzer.context import forked_libraries, plugin_registr
 from ascend_feasibility.analyzer.context.copy_reach import copy_folder
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.written_names import writes_word
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 
 if TYPE_CHECKING:
@@ -180,6 +181,13 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
         elif top_folder(f.path, packages) in applications:
             result[f.path] = ("optional", f"imported by nothing the launchers and entry points of the application "
                                           f"package {top_folder(f.path, packages)}/ load: no product code loads it")
+    # a folder without __init__.py inside a package a find_packages() build publishes, that no file outside it imports:
+    # in no wheel, run by no entry (pytorchvideo/neural_engine/, round 41 A1 row 32, B2 row 33)
+    for path, why in unshipped_islands(python, packages, edges, launched, named, names,
+                                       published_packages(facts, packages), _namespace_builds(facts)).items():
+        own = context.of(path)
+        if path not in result and own.role in COUNTED_ROLES and own.reach == "runs":
+            result[path] = ("optional", why)
     # modules whose only import the project has commented out, and what only they load: in any package, a library's
     # too (its users reach the module through the project's own dispatch, which no longer names it)
     if retired:
@@ -193,6 +201,48 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
             result[f.path] = ("optional", retired[f.path][1] if f.path in retired else f"loaded only through {seed}, "
                               f"whose only import, {retired[seed][0]}, is commented out: nothing imports it")
     return result
+
+
+def unshipped_islands(python: list[ModuleFacts], packages: set[str], edges: dict[str, set[str]], launched: set[str],
+                      named: set[str], names: dict[str, set[str]], published: set[str],
+                      namespace_builds: bool) -> dict[str, str]:
+    """path → why, for the modules of a folder without __init__.py inside a published package (a namespace folder
+    package_folders keeps because a file imports it by dotted name) when no build ships namespace folders, no file
+    outside the folder imports one of its modules, and none of them is launched, run as a script (a `__main__` block)
+    or named by a string: nothing installs or loads the folder."""
+    if namespace_builds:
+        return {}
+    members: dict[str, list[ModuleFacts]] = defaultdict(list)
+    for f in python:
+        folder = path_view(f.path).parent
+        if folder in packages and top_folder(f.path, packages) in published:
+            members[folder].append(f)
+    initialised = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
+    result: dict[str, str] = {}
+    for folder, files in members.items():
+        if folder in initialised:
+            continue
+        inside = {f.path for f in files}
+        if any(f.main_guard or path_view(f.path).name in launched or names[f.path] & named for f in files) \
+                or any(target in inside for source, targets in edges.items() if source not in inside for target in targets):
+            continue
+        why = (f"in {folder}/, a folder without __init__.py that the build (find_packages) leaves out of the package "
+               "and no file outside it imports: nothing installs or loads it")
+        result.update(dict.fromkeys(sorted(inside), why))
+    return result
+
+
+def _namespace_builds(facts: list[ModuleFacts]) -> bool:
+    """Does a build file of the project ship folders without __init__.py: a pyproject.toml (setuptools' automatic
+    discovery and hatch's wheel take namespace folders), or a setup.py or setup.cfg calling find_namespace_packages
+    (`find_namespace:`)? setuptools' find_packages() skips them: pytorchvideo's neural_engine/ (no __init__.py, imported
+    by nothing) is in no wheel its setup.py builds (round 41 A1 row 32)."""
+    for f in facts:
+        name = path_view(f.path).name
+        if name == "pyproject.toml" or (name in PUBLISHING_FILES and any(
+                writes_word(f.words or "", word) for word in ("find_namespace_packages", "find_namespace"))):
+            return True
+    return False
 
 
 UNRUN_WHY = ("a file of definitions only (no `if __name__ == \"__main__\":` block, no top-level code) outside the "
@@ -231,7 +281,8 @@ def unrun_definitions(facts: list[ModuleFacts], context: ProjectContext, package
     run = {module for f in facts for module, _script in f.launches if module}
     loaders = {path_view(f.path).parent for f in facts if f.loads_by_name}
     builds = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
-    published = published_packages(facts, packages)
+    # a folder without __init__.py inside a published package ships only with a build that collects namespace folders
+    published = published_packages(facts, packages) if _namespace_builds(facts) else set()
     for f in facts:  # any import naming the module (a script's `from src.model import` resolved to another copy of
         # src/ beside another script: byte-identical generations side by side), strings and configs naming a module
         if f.imports:

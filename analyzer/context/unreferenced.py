@@ -162,7 +162,13 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                       and verdicts.reaches(f, modules, name)}
         elif symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
             modules = frozenset(load_names(path))  # frozen once: ImportVerdicts keys its packages by it
-            others = {other for other in others if _may_name(by_path[other], modules, name, demo, verdicts)}
+            if importers is None:
+                importers = importers_of(facts, packages)
+            # where no file loading the module looks names up in it at run time (`getattr(models, args.arch)`), a
+            # project module naming the word but importing nothing that reaches it writes another `name`
+            strict = not _looked_up(path, name, importers, reexports, by_path)
+            others = {other for other in others
+                      if _may_name(by_path[other], modules, name, demo, verdicts, strict and _is_code(by_path[other], project))}
         # a test writing the name runs no product code: tests alone keep nothing reached (propagation's
         # test_only_functions still gives a function only tests import a test's place)
         tested = sorted(other for other in others if context.of(other).role == "test")
@@ -319,16 +325,39 @@ def _imported_use(inside: dict[tuple[str, str], list[str]], other: str, name: st
     return inside.get((other, name))
 
 
-def _may_name(other: ModuleFacts, modules: frozenset[str], name: str, demo: bool, verdicts: ImportVerdicts) -> bool:
+def _may_name(other: ModuleFacts, modules: frozenset[str], name: str, demo: bool, verdicts: ImportVerdicts,
+              strict: bool = False) -> bool:
     """May `other`, a file writing `name`, name the module-level `name` of the file loaded by `modules`? A config or a
     shell file may (a callable's dotted path, `python -c`); a Python file unless its imports bind the name elsewhere
     (import_reach.ImportVerdicts.binds_elsewhere). For a self-test's demo (a function only its module's `if __name__ == "__main__":`
-    block names) the word is common (`test`): only a Python file that can load it names it, and prose does not."""
+    block names) the word is common (`test`): only a Python file that can load it names it, and prose does not.
+    `strict` (a project module importing other project modules, where nothing looks the module's names up at run
+    time): only a file whose imports reach the module, or that writes its name, names it; the word alone is another
+    object's (`torch.scatter`, a method `def scatter(self, ...)`: round 41 A1 row 1, A2 row 91)."""
     if not other.path.endswith(".py"):
         return not (demo and other.path.endswith(PROSE_SUFFIXES))
     if not modules:
         return True
+    if strict and not demo:
+        return verdicts.reaches(other, modules, name) or verdicts.names_through_import(other, modules, name)
     return verdicts.reaches(other, modules, name) if demo else not verdicts.binds_elsewhere(other, modules, name)
+
+
+def _is_code(other: ModuleFacts, project: dict[str, list[ModuleFacts]]) -> bool:
+    """Is the Python file code: does it import a project module (or a name from one) or define a function or a class?
+    A file doing neither (a Python config, a data table) may hold the name as a string some loader reads: it stays a
+    possible user."""
+    return bool(other.exported_functions or other.class_shapes) \
+        or any(symbol[3] in ("function", "class") for symbol in (*other.unnamed_symbols, *other.inner_named)) \
+        or any(name in project or name.rpartition(".")[0] in project for name in (*other.imports, *other.nested_imports))
+
+
+def _looked_up(path: str, name: str, importers: Callable[[str], set[str]], reexports,
+               by_path: dict[str, ModuleFacts]) -> bool:
+    """Does a file importing the module (or a package __init__.py re-exporting `name`) look names up at run time:
+    getattr with a computed name, import_module or __import__?"""
+    loaders = importers(path).union(*(importers(init) for init in reexports(path, name)))
+    return any(by_path[other].dynamic_lookups or by_path[other].loads_by_name for other in loaders if other in by_path)
 
 
 def loaded_by(facts: list[ModuleFacts], packages: set[str]) -> Callable[[str], set[str]]:

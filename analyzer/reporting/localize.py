@@ -115,6 +115,8 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      "reason.commented_import_loader"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
      r"product code loads it$", "reason.unreached_application_module"),
+    (r"^in (?P<folder>\S+)/, a folder without __init__.py that the build \(find_packages\) leaves out of the package and "
+     r"no file outside it imports: nothing installs or loads it$", "reason.unshipped_namespace_module"),
     (r"^a module of (?P<package>\S+)/, a library the project forked whose `_LazyModule` tables load a module only for "
      r"the names asked of it, that no import of the scripts the README runs reaches \(their names read through those "
      r"tables\): no product code loads it$", "reason.unreached_fork_module"),
