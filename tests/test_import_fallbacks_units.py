@@ -424,3 +424,39 @@ def test_a_flag_set_in_the_try_whose_only_check_raises_gives_no_fallback():
 def test_a_flag_set_in_the_try_with_a_handler_that_exits_gives_no_fallback():
     code = FLAG_SET_IN_TRY.replace("        pass", "        sys.exit(1)")
     assert fallback(code) is None
+
+
+# round 41 V-3: a module-level guard whose handler offers nothing in the import's place (CenterPoint's spconv)
+REPORTS_ONLY = """try:
+    from spconv.utils import rbbox_intersection, rbbox_iou
+except:
+    print("Import spconv fail, no support for sparse convolution!")
+"""
+RETRIES = """try:
+    import spconv.pytorch as spconv
+except:
+    import spconv as spconv
+"""
+
+
+def test_a_handler_that_only_reports_or_passes_offers_no_alternative():
+    assert fb.without_alternative(statement(REPORTS_ONLY, "from spconv"))
+    assert fb.without_alternative(statement("try:\n    import apex\nexcept ImportError:\n    pass\n", "import apex"))
+    logged = "try:\n    import apex\nexcept ImportError:\n    logger.warning('no apex')\n    warnings.warn('x')\n"
+    assert fb.without_alternative(statement(logged, "import apex"))
+
+
+def test_a_handler_that_imports_the_same_package_again_retries_it():
+    assert fb.retries_package(statement(RETRIES, "import spconv.pytorch"))
+    assert fb.without_alternative(statement(RETRIES, "import spconv.pytorch"))
+
+
+@pytest.mark.parametrize("code", [
+    "try:\n    import apex\nexcept ImportError:\n    apex = None\n",  # a flag: the code that checks it decides
+    "try:\n    from apex.normalization import FusedLayerNorm\nexcept ImportError:\n    FusedLayerNorm = torch.nn.LayerNorm\n",
+    "try:\n    import spconv.pytorch as spconv\nexcept ImportError:\n    import torchsparse as spconv\n",
+    "def f():\n    try:\n        import apex\n    except ImportError:\n        print('no apex')\n",  # lazy: callers decide
+])
+def test_a_handler_with_an_alternative_flag_or_in_a_function_is_left_optional(code):
+    assert not fb.without_alternative(statement(code, "import"))
+    assert not fb.retries_package(statement(code, "import"))

@@ -7,10 +7,16 @@ or binds in the import's place; a module-level handler that only sets a flag (`E
 to the code that checks the flag, unless a check of it only raises, and so does a handler that carries on where the
 flag is set False before the try and bound in its body (`ENABLED = False; try: import ext; ENABLED = True`); else, in a function, the first call or returned
 name of the statement after the guard. A handler that re-raises, and a guard with nothing after it, give none: the
-import then counts as required."""
+import then counts as required.
+
+A module-level try whose handler offers nothing in the import's place (it only reports or passes, sets a flag no code
+checks, or imports the same package again) is no optional import (without_alternative): the module's code uses the
+names as if the import succeeded (round 41 V-3, CenterPoint's spconv: box_np_ops.py `except: print("Import spconv
+fail ...")`, scn.py `try: import spconv.pytorch as spconv` / `except: import spconv`)."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.guards import _imported_roots
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -52,6 +58,39 @@ def import_fallback(statement: Node, cuda_only: bool = False, memo: dict | None 
     if flags and not _in_function(guard):
         return _checked(flags, guard, {} if memo is None else memo)
     return _following(guard, attempt.child_by_field_name("body"))
+
+
+def without_alternative(statement: Node) -> bool:
+    """Is the import a module-level try's whose ImportError handlers give nothing in its place: each only reports
+    (print, a logger or warnings call) or passes, or loads the failed package again (retries_package)? A handler that
+    sets a flag is left to the code that checks it, which may sit in another file. In a function or a class the import
+    is lazy: its callers decide."""
+    attempt = _enclosing_try(statement)
+    if attempt is None or _in_definition(attempt):
+        return False
+    handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)]
+    if not handlers:
+        return False
+    return retries_package(statement) or all(_only_reports(_statements(h)) for h in handlers)
+
+
+def retries_package(statement: Node) -> bool:
+    """Does the ImportError handler around the import load the same package again (`try: import spconv.pytorch as
+    spconv` / `except: import spconv`)? Where the package is missing the handler fails as well: the import is not
+    caught, and either arm needs the package."""
+    attempt = _enclosing_try(statement)
+    roots = _imported_roots(statement) - {""}
+    if attempt is None or not roots:
+        return False
+    handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)]
+    if not handlers:
+        return False
+    for handler in handlers:
+        imports = [n for s in _statements(handler) for n in _walk(s)
+                   if n.type in {"import_statement", "import_from_statement"}]
+        if not any(_imported_roots(i) & roots for i in imports):
+            return False
+    return True
 
 
 def caught_import(statement: Node) -> bool:
@@ -178,6 +217,26 @@ def _enclosing_try(node: Node) -> Node | None:
             return current.parent
         current = current.parent
     return None
+
+
+def _only_reports(statements: list[Node]) -> bool:
+    for statement in statements:
+        if statement.type in {"pass_statement", "comment"}:
+            continue
+        call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or parsing.text(function).rsplit(".", 1)[-1] not in REPORTING - {"format", "str", "repr"}:
+            return False
+    return True
+
+
+def _in_definition(node: Node) -> bool:
+    current = node.parent
+    while current is not None and current.type != "module":
+        if current.type in {"function_definition", "class_definition"}:
+            return True
+        current = current.parent
+    return False
 
 
 def _in_function(node: Node) -> bool:
