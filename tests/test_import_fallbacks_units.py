@@ -431,6 +431,10 @@ REPORTS_ONLY = """try:
     from spconv.utils import rbbox_intersection, rbbox_iou
 except:
     print("Import spconv fail, no support for sparse convolution!")
+
+
+def rinter_cc(boxes, qboxes):
+    return rbbox_iou(boxes, qboxes)
 """
 RETRIES = """try:
     import spconv.pytorch as spconv
@@ -441,9 +445,17 @@ except:
 
 def test_a_handler_that_only_reports_or_passes_offers_no_alternative():
     assert fb.without_alternative(statement(REPORTS_ONLY, "from spconv"))
-    assert fb.without_alternative(statement("try:\n    import apex\nexcept ImportError:\n    pass\n", "import apex"))
-    logged = "try:\n    import apex\nexcept ImportError:\n    logger.warning('no apex')\n    warnings.warn('x')\n"
+    passed = "try:\n    import apex\nexcept ImportError:\n    pass\n\n\ndef f(m):\n    return apex.amp.initialize(m)\n"
+    assert fb.without_alternative(statement(passed, "import apex"))
+    logged = passed.replace("    pass\n", "    logger.warning('no apex')\n    warnings.warn('x')\n")
     assert fb.without_alternative(statement(logged, "import apex"))
+
+
+def test_an_import_used_only_inside_its_try_is_skipped_where_it_fails():
+    # DeepSpeed deepspeed/runtime/zero/utils.py: apex's FusedAdam joins the list only where apex imports
+    code = ("OPTIMIZERS = []\ntry:\n    import apex\n    OPTIMIZERS.append(apex.optimizers.FusedAdam)\n"
+            "except ImportError:\n    pass\n")
+    assert not fb.without_alternative(statement(code, "import apex"))
 
 
 def test_a_handler_that_imports_the_same_package_again_retries_it():

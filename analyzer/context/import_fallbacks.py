@@ -62,7 +62,8 @@ def import_fallback(statement: Node, cuda_only: bool = False, memo: dict | None 
 
 def without_alternative(statement: Node) -> bool:
     """Is the import a module-level try's whose ImportError handlers give nothing in its place: each only reports
-    (print, a logger or warnings call) or passes, or loads the failed package again (retries_package)? A handler that
+    (print, a logger or warnings call) or passes while the file uses the import's names outside the try, or loads the
+    failed package again (retries_package)? A handler that
     sets a flag is left to the code that checks it, which may sit in another file. In a function or a class the import
     is lazy: its callers decide."""
     attempt = _enclosing_try(statement)
@@ -71,7 +72,37 @@ def without_alternative(statement: Node) -> bool:
     handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)]
     if not handlers:
         return False
-    return retries_package(statement) or all(_only_reports(_statements(h)) for h in handlers)
+    if retries_package(statement):
+        return True
+    return all(_only_reports(_statements(h)) for h in handlers) and _used_after(statement, attempt)
+
+
+def _used_after(statement: Node, attempt: Node) -> bool:
+    """Does the file read a name the import binds outside the try (box_np_ops.py's functions calling rbbox_iou)? Code
+    that uses the import only inside the try's body (DeepSpeed zero/utils.py: `try: import apex;
+    ZERO_SUPPORTED_OPTIMIZERS.append(apex.optimizers.FusedAdam)` / `except ImportError: pass`) skips it where it fails."""
+    names = _bound_names(statement)
+    if not names:
+        return False
+    root = parsing.root_of(statement)
+    spelled = frozenset(name.encode("utf-8") for name in names)
+    found = parsing.captures_around(parsing.query("python", "(identifier) @name"), root, spelled).get("name", [])
+    return any(parsing.text(n) in names and not attempt.start_byte <= n.start_byte < attempt.end_byte for n in found)
+
+
+def _bound_names(statement: Node) -> set[str]:
+    """The local names an import statement binds: `import a.b` binds a, `import a as x` and `from m import y as x`
+    bind x, `from m import y` binds y (a star import: none known)."""
+    names = set()
+    for item in statement.children_by_field_name("name"):
+        alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+        if alias is not None:
+            names.add(parsing.text(alias))
+        elif statement.type == "import_statement":
+            names.add(parsing.text(item).split(".")[0].strip())
+        else:
+            names.add(parsing.text(item).split(".")[-1].strip())
+    return names
 
 
 def retries_package(statement: Node) -> bool:

@@ -797,11 +797,11 @@ def _uncarried_check_spans(sites: list[SiteOutcome], kb, guarded: "Guarded") -> 
                if f.rule in kb.rules and kb.rules[f.rule].edit is not None and kb.rules[f.rule].edit.guard == "selects"]
     rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
     spans = []
-    for check in availability_checks(guarded.tree):
-        if any(check.start_byte <= offset < check.end_byte for offset in carried) \
-                or any(start < check.end_byte and check.start_byte < end for start, end in rewritten):
+    for gate in availability_checks(guarded.tree):
+        if any(gate.start_byte <= offset < gate.end_byte for offset in carried) \
+                or any(start < gate.end_byte and gate.start_byte < end for start, end in rewritten):
             continue
-        spans += [(first, last, check.start_point.row + 1, how) for first, last, how in controlled(check)]
+        spans += [(first, last, gate.start_point.row + 1, how) for first, last, how in controlled(gate)]
     return spans
 
 
