@@ -472,3 +472,12 @@ def test_a_handler_that_imports_the_same_package_again_retries_it():
 def test_a_handler_with_an_alternative_flag_or_in_a_function_is_left_optional(code):
     assert not fb.without_alternative(statement(code, "import"))
     assert not fb.retries_package(statement(code, "import"))
+
+
+def test_a_handler_importing_the_package_only_for_type_checking_does_not_retry_it():
+    # Megatron-LM megatron/core/extensions/transformer_engine.py
+    code = ("try:\n    import transformer_engine as te\n    HAVE_TE = True\nexcept ImportError:\n"
+            "    if TYPE_CHECKING:\n        import transformer_engine as te\n        HAVE_TE = True\n"
+            "    else:\n        HAVE_TE = False\n")
+    assert not fb.retries_package(statement(code, "import transformer_engine"))
+    assert not fb.without_alternative(statement(code, "import transformer_engine"))
