@@ -481,3 +481,17 @@ def test_a_handler_importing_the_package_only_for_type_checking_does_not_retry_i
             "    else:\n        HAVE_TE = False\n")
     assert not fb.retries_package(statement(code, "import transformer_engine"))
     assert not fb.without_alternative(statement(code, "import transformer_engine"))
+
+
+def test_a_flag_set_in_the_try_or_other_names_in_the_handler_are_alternatives():
+    # Megatron-LM megatron/core/fp8_utils.py: HAVE_TE set in the try, checked after it
+    flagged = ("HAVE_TE = False\ntry:\n    import transformer_engine\n\n    HAVE_TE = True\nexcept ImportError:\n"
+               "    pass\n\nif HAVE_TE:\n    x = transformer_engine.common\n")
+    assert not fb.without_alternative(statement(flagged, "import transformer_engine"))
+    # megatron/elastification/router/hybrid_flex_router.py: the handler imports the project's own layers
+    other = ("try:\n    from megatron.core.extensions.transformer_engine import TEColumnParallelLinear\n"
+             "except ImportError:\n    from megatron.core.tensor_parallel.layers import ColumnParallelLinear\n")
+    assert not fb.retries_package(statement(other, "from megatron"))
+    # the same names from the same package again: a retry (torch._six's inf moved to torch)
+    same = "try:\n    from torch._six import inf\nexcept ImportError:\n    from torch import inf\n"
+    assert fb.retries_package(statement(same, "from torch._six"))

@@ -62,8 +62,8 @@ def import_fallback(statement: Node, cuda_only: bool = False, memo: dict | None 
 
 def without_alternative(statement: Node) -> bool:
     """Is the import a module-level try's whose ImportError handlers give nothing in its place: each only reports
-    (print, a logger or warnings call) or passes while the file uses the import's names outside the try, or loads the
-    failed package again (retries_package)? A handler that
+    (print, a logger or warnings call) or passes while the file uses the import's names outside the try and the try
+    sets no flag, or loads the failed package again (retries_package)? A handler that
     sets a flag is left to the code that checks it, which may sit in another file. In a function or a class the import
     is lazy: its callers decide."""
     attempt = _enclosing_try(statement)
@@ -74,7 +74,20 @@ def without_alternative(statement: Node) -> bool:
         return False
     if retries_package(statement):
         return True
-    return all(_only_reports(_statements(h)) for h in handlers) and _used_after(statement, attempt)
+    return all(_only_reports(_statements(h)) for h in handlers) and not _sets_flag(attempt) \
+        and _used_after(statement, attempt)
+
+
+def _sets_flag(attempt: Node) -> bool:
+    """Does the try's body set a name to True (`HAVE_TE = True` after `import transformer_engine`, Megatron's
+    fp8_utils.py)? The code that checks the flag is the fallback, as for a handler's `HAVE_TE = False`."""
+    body = attempt.child_by_field_name("body")
+    for statement in body.named_children if body is not None else []:
+        assignment = parsing.statement_assignment(statement)
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if right is not None and right.type == "true":
+            return True
+    return False
 
 
 def _used_after(statement: Node, attempt: Node) -> bool:
@@ -111,6 +124,7 @@ def retries_package(statement: Node) -> bool:
     caught, and either arm needs the package."""
     attempt = _enclosing_try(statement)
     roots = _imported_roots(statement) - {""}
+    bound = _bound_names(statement)
     if attempt is None or not roots:
         return False
     handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)]
@@ -120,7 +134,9 @@ def retries_package(statement: Node) -> bool:
         # the handler's own statements: an import under `if TYPE_CHECKING:` (Megatron's transformer_engine.py) or
         # another test does not run wherever the handler does
         imports = [s for s in _statements(handler) if s.type in {"import_statement", "import_from_statement"}]
-        if not any(_imported_roots(i) & roots for i in imports):
+        # the same names from the same package: another package's, or other names (Megatron's hybrid_flex_router.py:
+        # TEColumnParallelLinear, else the project's own ColumnParallelLinear), are an alternative
+        if not any(_imported_roots(i) & roots and bound <= _bound_names(i) for i in imports):
             return False
     return True
 
