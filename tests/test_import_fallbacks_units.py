@@ -495,3 +495,13 @@ def test_a_flag_set_in_the_try_or_other_names_in_the_handler_are_alternatives():
     # the same names from the same package again: a retry (torch._six's inf moved to torch)
     same = "try:\n    from torch._six import inf\nexcept ImportError:\n    from torch import inf\n"
     assert fb.retries_package(statement(same, "from torch._six"))
+
+
+def test_a_parameter_or_another_import_of_the_same_spelling_is_no_use_of_the_import():
+    # HunyuanDiT kohya_ss-hydit/sd-scripts/library/hunyuan_models.py
+    code = ("try:\n    import xformers\nexcept:\n    pass\n\ntry:\n    from xformers.ops import attn\nexcept:\n"
+            "    attn = None\n\n\nclass M:\n    def set_attn_mode(self, xformers, mem_eff):\n"
+            "        if xformers:\n            self.mode = 'xformers'\n")
+    assert not fb.without_alternative(statement(code, "import xformers"))
+    used = code + "\n\ndef version():\n    return xformers.__version__\n"
+    assert fb.without_alternative(statement(used, "import xformers"))

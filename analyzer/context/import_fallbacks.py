@@ -100,7 +100,27 @@ def _used_after(statement: Node, attempt: Node) -> bool:
     root = parsing.root_of(statement)
     spelled = frozenset(name.encode("utf-8") for name in names)
     found = parsing.captures_around(parsing.query("python", "(identifier) @name"), root, spelled).get("name", [])
-    return any(parsing.text(n) in names and not attempt.start_byte <= n.start_byte < attempt.end_byte for n in found)
+    return any(parsing.text(n) in names and not attempt.start_byte <= n.start_byte < attempt.end_byte
+               and _reads_module_name(n) for n in found)
+
+
+def _reads_module_name(identifier: Node) -> bool:
+    """Is the identifier a read of the module-level name: not part of an import, nor a parameter or a name a
+    function's parameter of the same spelling shadows (HunyuanDiT's hunyuan_models.py `def set_attn_mode(self,
+    xformers, mem_eff)` beside its `import xformers`)?"""
+    name = parsing.text(identifier)
+    current = identifier.parent
+    while current is not None:
+        if current.type in {"import_statement", "import_from_statement", "parameters", "keyword_argument"} \
+                and (current.type != "keyword_argument" or current.child_by_field_name("name") == identifier):
+            return False
+        if current.type in {"function_definition", "lambda"}:
+            parameters = current.child_by_field_name("parameters")
+            if parameters is not None and any(n.type == "identifier" and parsing.text(n) == name
+                                              for n in parsing.walk(parameters, limit=200)):
+                return False
+        current = current.parent
+    return True
 
 
 def _bound_names(statement: Node) -> set[str]:
