@@ -1384,3 +1384,30 @@ def test_an_import_of_an_extension_the_project_builds_is_no_undeclared_package(t
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert sorted(f.symbol for f in report.findings if f.rule == "DEP003") == ["nvidia-dali"]
     assert [f.line for f in report.findings if f.rule == "OPS013"] == [2]
+
+
+def _spconv_tree(tmp_path, handler: str):
+    # round 41 V-3, CenterPoint det3d/models/backbones/scn.py: the backbone every shipped VoxelNet config builds
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch==2.6.0", "spconv-cu113"]\n',
+        "det3d/__init__.py": "",
+        "det3d/scn.py": ("import torch\ntry:\n    import spconv.pytorch as spconv\nexcept ImportError:\n"
+                         f"    {handler}\n\n\nclass SpMiddle(torch.nn.Module):\n    def __init__(self):\n"
+                         "        super().__init__()\n        self.conv = spconv.SubMConv3d(16, 16, 3)\n"),
+        "train.py": "from det3d.scn import SpMiddle\n\nif __name__ == '__main__':\n    SpMiddle()\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    return sorted((f.rule, f.path, f.reach) for f in report.findings if f.symbol and "spconv" in f.symbol)
+
+
+def test_an_import_whose_handler_offers_nothing_in_its_place_is_required(tmp_path):
+    # `except: import spconv` loads the same package: the import fails there too (the import line is reported)
+    assert _spconv_tree(tmp_path / "a", "import spconv") == [
+        ("DEP001", "pyproject.toml", "runs"), ("DEP020", "det3d/scn.py", "runs")]
+    # `except: print(...)` leaves the module using spconv's names: required, the import itself is caught
+    assert _spconv_tree(tmp_path / "b", 'print("No spconv, sparse convolution disabled!")') == [
+        ("DEP001", "pyproject.toml", "runs")]
+
+
+def test_an_import_whose_handler_binds_another_implementation_stays_optional(tmp_path):
+    assert _spconv_tree(tmp_path, "import torchsparse as spconv") == [("DEP001", "pyproject.toml", "optional")]

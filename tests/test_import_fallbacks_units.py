@@ -424,3 +424,84 @@ def test_a_flag_set_in_the_try_whose_only_check_raises_gives_no_fallback():
 def test_a_flag_set_in_the_try_with_a_handler_that_exits_gives_no_fallback():
     code = FLAG_SET_IN_TRY.replace("        pass", "        sys.exit(1)")
     assert fallback(code) is None
+
+
+# round 41 V-3: a module-level guard whose handler offers nothing in the import's place (CenterPoint's spconv)
+REPORTS_ONLY = """try:
+    from spconv.utils import rbbox_intersection, rbbox_iou
+except:
+    print("Import spconv fail, no support for sparse convolution!")
+
+
+def rinter_cc(boxes, qboxes):
+    return rbbox_iou(boxes, qboxes)
+"""
+RETRIES = """try:
+    import spconv.pytorch as spconv
+except:
+    import spconv as spconv
+"""
+
+
+def test_a_handler_that_only_reports_or_passes_offers_no_alternative():
+    assert fb.without_alternative(statement(REPORTS_ONLY, "from spconv"))
+    passed = "try:\n    import apex\nexcept ImportError:\n    pass\n\n\ndef f(m):\n    return apex.amp.initialize(m)\n"
+    assert fb.without_alternative(statement(passed, "import apex"))
+    logged = passed.replace("    pass\n", "    logger.warning('no apex')\n    warnings.warn('x')\n")
+    assert fb.without_alternative(statement(logged, "import apex"))
+
+
+def test_an_import_used_only_inside_its_try_is_skipped_where_it_fails():
+    # DeepSpeed deepspeed/runtime/zero/utils.py: apex's FusedAdam joins the list only where apex imports
+    code = ("OPTIMIZERS = []\ntry:\n    import apex\n    OPTIMIZERS.append(apex.optimizers.FusedAdam)\n"
+            "except ImportError:\n    pass\n")
+    assert not fb.without_alternative(statement(code, "import apex"))
+
+
+def test_a_handler_that_imports_the_same_package_again_retries_it():
+    assert fb.retries_package(statement(RETRIES, "import spconv.pytorch"))
+    assert fb.without_alternative(statement(RETRIES, "import spconv.pytorch"))
+
+
+@pytest.mark.parametrize("code", [
+    "try:\n    import apex\nexcept ImportError:\n    apex = None\n",  # a flag: the code that checks it decides
+    "try:\n    from apex.normalization import FusedLayerNorm\nexcept ImportError:\n    FusedLayerNorm = torch.nn.LayerNorm\n",
+    "try:\n    import spconv.pytorch as spconv\nexcept ImportError:\n    import torchsparse as spconv\n",
+    "def f():\n    try:\n        import apex\n    except ImportError:\n        print('no apex')\n",  # lazy: callers decide
+])
+def test_a_handler_with_an_alternative_flag_or_in_a_function_is_left_optional(code):
+    assert not fb.without_alternative(statement(code, "import"))
+    assert not fb.retries_package(statement(code, "import"))
+
+
+def test_a_handler_importing_the_package_only_for_type_checking_does_not_retry_it():
+    # Megatron-LM megatron/core/extensions/transformer_engine.py
+    code = ("try:\n    import transformer_engine as te\n    HAVE_TE = True\nexcept ImportError:\n"
+            "    if TYPE_CHECKING:\n        import transformer_engine as te\n        HAVE_TE = True\n"
+            "    else:\n        HAVE_TE = False\n")
+    assert not fb.retries_package(statement(code, "import transformer_engine"))
+    assert not fb.without_alternative(statement(code, "import transformer_engine"))
+
+
+def test_a_flag_set_in_the_try_or_other_names_in_the_handler_are_alternatives():
+    # Megatron-LM megatron/core/fp8_utils.py: HAVE_TE set in the try, checked after it
+    flagged = ("HAVE_TE = False\ntry:\n    import transformer_engine\n\n    HAVE_TE = True\nexcept ImportError:\n"
+               "    pass\n\nif HAVE_TE:\n    x = transformer_engine.common\n")
+    assert not fb.without_alternative(statement(flagged, "import transformer_engine"))
+    # megatron/elastification/router/hybrid_flex_router.py: the handler imports the project's own layers
+    other = ("try:\n    from megatron.core.extensions.transformer_engine import TEColumnParallelLinear\n"
+             "except ImportError:\n    from megatron.core.tensor_parallel.layers import ColumnParallelLinear\n")
+    assert not fb.retries_package(statement(other, "from megatron"))
+    # the same names from the same package again: a retry (torch._six's inf moved to torch)
+    same = "try:\n    from torch._six import inf\nexcept ImportError:\n    from torch import inf\n"
+    assert fb.retries_package(statement(same, "from torch._six"))
+
+
+def test_a_parameter_or_another_import_of_the_same_spelling_is_no_use_of_the_import():
+    # HunyuanDiT kohya_ss-hydit/sd-scripts/library/hunyuan_models.py
+    code = ("try:\n    import xformers\nexcept:\n    pass\n\ntry:\n    from xformers.ops import attn\nexcept:\n"
+            "    attn = None\n\n\nclass M:\n    def set_attn_mode(self, xformers, mem_eff):\n"
+            "        if xformers:\n            self.mode = 'xformers'\n")
+    assert not fb.without_alternative(statement(code, "import xformers"))
+    used = code + "\n\ndef version():\n    return xformers.__version__\n"
+    assert fb.without_alternative(statement(used, "import xformers"))

@@ -1507,3 +1507,78 @@ def test_a_check_bound_to_a_flag_that_picks_the_rewritten_device_is_rewritten_wi
     guarding = 'import torch\n\nuse_cuda = torch.cuda.is_available()\nif use_cuda:\n    torch.backends.cudnn.benchmark = True\n'
     result = _port(tmp_path / "b", {"run.py": guarding}, [_site(guarding, "torch.cuda.is_available", "DEV104")])
     assert _reasons(result)[("DEV104", 3)] == "the check guards CUDA-only code, not a device choice: review what it guards"
+
+
+# round 41 port hunk 10 (yolov9 utils/torch_utils.py select_device): a rewrite under a CUDA availability gate the
+# patch leaves never runs on the NPU; the gate's check may carry no DEV104 of its own (DEV220 subsumes it on a
+# cpu/mps/cuda chain), and an assert's `and` evaluates its later operands only where the check holds
+SELECT = ('import os\nimport torch\n\n\ndef select_device(device):\n    cpu = device == "cpu"\n'
+          '    if device and not cpu:\n        os.environ["X"] = device\n'
+          '        assert torch.cuda.is_available() and torch.cuda.device_count() >= len(device)\n'
+          '    if not cpu and torch.cuda.is_available():\n        arg = "cuda:0"\n    else:\n        arg = "cpu"\n'
+          '    return torch.device(arg)\n')
+
+
+def _select_sites():
+    return [_site(SELECT, "torch.cuda.is_available", "DEV104"), _site(SELECT, "torch.cuda.device_count", "DEV100"),
+            _site(SELECT, "not cpu and torch.cuda.is_available()", "DEV220", severity="medium"),
+            _site(SELECT, '"cuda:0"', "DEV001")]
+
+
+def test_a_rewrite_under_a_gate_whose_check_no_ported_finding_carries_is_held_with_it(tmp_path):
+    result = _port(tmp_path, {"run.py": SELECT}, _select_sites(), only=frozenset({"DEV001", "DEV100"}))
+    assert not result.rewrites and not result.new_files  # both left alone: the gate and what it guards
+    reasons = _reasons(result)
+    assert reasons[("DEV001", 11)] == ("runs only where the CUDA check at line 10 holds, which the patch leaves: port "
+                                       "the check and its branch together")
+    assert reasons[("DEV100", 9)] == ("runs only where the CUDA check at line 9 holds, which the patch leaves: port "
+                                      "the check and its branch together")
+
+
+def test_a_picked_value_is_ported_with_its_check_and_held_without_it(tmp_path):
+    source = 'import torch\n\n\ndef f():\n    return torch.cuda.memory_reserved() if torch.cuda.is_available() else 0\n'
+    sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, "torch.cuda.memory_reserved", "DEV105")]
+    assert _new(_port(tmp_path, {"run.py": source}, sites, style="npu"), "run.py") == (
+        "import torch\nimport torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU device)\n\n\n"
+        "def f():\n    # ascend: DEV104, DEV105\n"
+        "    return torch.npu.memory_reserved() if torch.npu.is_available() else 0\n")
+    held = _reasons(_port(tmp_path / "held", {"run.py": source}, sites, only=frozenset({"DEV105"})))
+    assert held[("DEV105", 5)].startswith("runs only where the CUDA check at line 5 holds")
+
+
+def test_an_asserts_later_operand_is_held_with_its_check(tmp_path):
+    # the port leaves an assert's check (it guards code, not a device choice): the `and`'s device_count stays with it
+    source = 'import torch\n\n\ndef f(n):\n    assert torch.cuda.is_available() and torch.cuda.device_count() >= n\n'
+    sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, "torch.cuda.device_count", "DEV100")]
+    result = _port(tmp_path, {"run.py": source}, sites, style="npu")
+    assert "    assert torch.cuda.is_available() and torch.cuda.device_count() >= n\n" in _new(result, "run.py")
+    assert _reasons(result)[("DEV100", 5)].startswith("runs only where the CUDA check at line 5 holds")
+
+
+def test_a_check_that_does_not_control_the_site_holds_nothing(tmp_path):
+    # the site runs before the gate, or in the arm taken where the check fails
+    source = ('import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n    if not torch.cuda.is_available():\n'
+              '        torch.cuda.empty_cache()\n    x = torch.cuda.is_available() or torch.cuda.device_count()\n')
+    sites = [_site(source, "torch.cuda.synchronize", "DEV101"), _site(source, "torch.cuda.empty_cache", "DEV102"),
+             _site(source, "torch.cuda.device_count", "DEV100")]
+    assert _new(_port(tmp_path, {"run.py": source}, sites, style="npu"), "run.py") == (
+        "import torch\nimport torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU device)\n\n\n"
+        "def f():\n    # ascend: DEV101\n    torch.npu.synchronize()\n    if not torch.cuda.is_available():\n"
+        "        # ascend: DEV102\n        torch.npu.empty_cache()\n"
+        "    # ascend: DEV100\n    x = torch.cuda.is_available() or torch.npu.device_count()\n")
+
+
+# round 41 port hunk 2 (pytorchvideo / YOLOX _serialize_to_tensor): the backend allow-list gains "hccl" beside the
+# device the backend picks
+SERIALIZE = ('import torch\nimport torch.distributed as dist\n\n\ndef serialize(group):\n'
+             '    backend = dist.get_backend(group)\n    assert backend in ["gloo", "nccl"]\n'
+             '    return torch.device("cpu" if backend == "gloo" else "cuda")\n')
+
+
+def test_a_backend_allow_list_gains_hccl(tmp_path):
+    sites = [_site(SERIALIZE, '["gloo", "nccl"]', "DST053", severity="medium"), _site(SERIALIZE, '"cuda"', "DEV001")]
+    assert _new(_port(tmp_path, {"run.py": SERIALIZE}, sites, style="npu"), "run.py") == (
+        "import torch\nimport torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU device)\n"
+        "import torch.distributed as dist\n\n\ndef serialize(group):\n    backend = dist.get_backend(group)\n"
+        '    # ascend: DST053\n    assert backend in ["gloo", "nccl", "hccl"]\n'
+        '    # ascend: DEV001\n    return torch.device("cpu" if backend == "gloo" else "npu")\n')

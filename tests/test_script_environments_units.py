@@ -59,3 +59,22 @@ def test_a_throwaway_install_is_placed_optional_with_its_reason():
     assert "'activitynet'" in place.reason and "removes" in place.reason
     assert declared_optional(manifests.parse_install_commands(
         "install.sh", parsing.parse("bash", b"pip install mmcv\n"))[0][0]) is None
+
+
+def test_a_removal_before_the_creation_resets_the_projects_environment():
+    # PointNeXt install.sh:23-29: `conda env remove --name openpoints` then `conda create -n openpoints`: a clean
+    # slate for the environment the project keeps, so torch-scatter installed into it is the project's (round 41 V-2)
+    script = ("conda deactivate\nconda env remove --name openpoints\nconda create -n openpoints -y python=3.7\n"
+              "conda activate openpoints\npip install torch-scatter\n")
+    assert installs(script)[-1] == ("torch-scatter", 5, "main")
+
+
+def test_a_removal_after_a_reset_and_creation_still_throws_the_environment_away():
+    script = ("conda env remove -n tool\nconda create -n tool python=3.7\nconda activate tool\npip install mmcv\n"
+              "conda env remove -n tool\n")
+    assert ("mmcv", 4, "throwaway-env:tool") in installs(script)
+
+
+def test_removing_an_environment_the_script_did_not_create_throws_nothing_away():
+    script = "conda create -n proj python=3.8\nconda activate other\npip install mmcv\nconda env remove -n other\n"
+    assert ("mmcv", 3, "main") in installs(script)

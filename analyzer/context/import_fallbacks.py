@@ -7,10 +7,16 @@ or binds in the import's place; a module-level handler that only sets a flag (`E
 to the code that checks the flag, unless a check of it only raises, and so does a handler that carries on where the
 flag is set False before the try and bound in its body (`ENABLED = False; try: import ext; ENABLED = True`); else, in a function, the first call or returned
 name of the statement after the guard. A handler that re-raises, and a guard with nothing after it, give none: the
-import then counts as required."""
+import then counts as required.
+
+A module-level try whose handler offers nothing in the import's place (it only reports or passes, sets a flag no code
+checks, or imports the same package again) is no optional import (without_alternative): the module's code uses the
+names as if the import succeeded (round 41 V-3, CenterPoint's spconv: box_np_ops.py `except: print("Import spconv
+fail ...")`, scn.py `try: import spconv.pytorch as spconv` / `except: import spconv`)."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.guards import _imported_roots
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -52,6 +58,107 @@ def import_fallback(statement: Node, cuda_only: bool = False, memo: dict | None 
     if flags and not _in_function(guard):
         return _checked(flags, guard, {} if memo is None else memo)
     return _following(guard, attempt.child_by_field_name("body"))
+
+
+def without_alternative(statement: Node) -> bool:
+    """Is the import a module-level try's whose ImportError handlers give nothing in its place: each only reports
+    (print, a logger or warnings call) or passes while the file uses the import's names outside the try and the try
+    sets no flag, or loads the failed package again (retries_package)? A handler that
+    sets a flag is left to the code that checks it, which may sit in another file. In a function or a class the import
+    is lazy: its callers decide."""
+    attempt = _enclosing_try(statement)
+    if attempt is None or _in_definition(attempt):
+        return False
+    handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)]
+    if not handlers:
+        return False
+    if retries_package(statement):
+        return True
+    return all(_only_reports(_statements(h)) for h in handlers) and not _sets_flag(attempt) \
+        and _used_after(statement, attempt)
+
+
+def _sets_flag(attempt: Node) -> bool:
+    """Does the try's body set a name to True (`HAVE_TE = True` after `import transformer_engine`, Megatron's
+    fp8_utils.py)? The code that checks the flag is the fallback, as for a handler's `HAVE_TE = False`."""
+    body = attempt.child_by_field_name("body")
+    for statement in body.named_children if body is not None else []:
+        assignment = parsing.statement_assignment(statement)
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if right is not None and right.type == "true":
+            return True
+    return False
+
+
+def _used_after(statement: Node, attempt: Node) -> bool:
+    """Does the file read a name the import binds outside the try (box_np_ops.py's functions calling rbbox_iou)? Code
+    that uses the import only inside the try's body (DeepSpeed zero/utils.py: `try: import apex;
+    ZERO_SUPPORTED_OPTIMIZERS.append(apex.optimizers.FusedAdam)` / `except ImportError: pass`) skips it where it fails."""
+    names = _bound_names(statement)
+    if not names:
+        return False
+    root = parsing.root_of(statement)
+    spelled = frozenset(name.encode("utf-8") for name in names)
+    found = parsing.captures_around(parsing.query("python", "(identifier) @name"), root, spelled).get("name", [])
+    return any(parsing.text(n) in names and not attempt.start_byte <= n.start_byte < attempt.end_byte
+               and _reads_module_name(n) for n in found)
+
+
+def _reads_module_name(identifier: Node) -> bool:
+    """Is the identifier a read of the module-level name: not part of an import, nor a parameter or a name a
+    function's parameter of the same spelling shadows (HunyuanDiT's hunyuan_models.py `def set_attn_mode(self,
+    xformers, mem_eff)` beside its `import xformers`)?"""
+    name = parsing.text(identifier)
+    current = identifier.parent
+    while current is not None:
+        if current.type in {"import_statement", "import_from_statement", "parameters", "keyword_argument"} \
+                and (current.type != "keyword_argument" or current.child_by_field_name("name") == identifier):
+            return False
+        if current.type in {"function_definition", "lambda"}:
+            parameters = current.child_by_field_name("parameters")
+            if parameters is not None and any(n.type == "identifier" and parsing.text(n) == name
+                                              for n in parsing.walk(parameters, limit=200)):
+                return False
+        current = current.parent
+    return True
+
+
+def _bound_names(statement: Node) -> set[str]:
+    """The local names an import statement binds: `import a.b` binds a, `import a as x` and `from m import y as x`
+    bind x, `from m import y` binds y (a star import: none known)."""
+    names = set()
+    for item in statement.children_by_field_name("name"):
+        alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+        if alias is not None:
+            names.add(parsing.text(alias))
+        elif statement.type == "import_statement":
+            names.add(parsing.text(item).split(".")[0].strip())
+        else:
+            names.add(parsing.text(item).split(".")[-1].strip())
+    return names
+
+
+def retries_package(statement: Node) -> bool:
+    """Does the ImportError handler around the import load the same package again (`try: import spconv.pytorch as
+    spconv` / `except: import spconv`)? Where the package is missing the handler fails as well: the import is not
+    caught, and either arm needs the package."""
+    attempt = _enclosing_try(statement)
+    roots = _imported_roots(statement) - {""}
+    bound = _bound_names(statement)
+    if attempt is None or not roots:
+        return False
+    handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)]
+    if not handlers:
+        return False
+    for handler in handlers:
+        # the handler's own statements: an import under `if TYPE_CHECKING:` (Megatron's transformer_engine.py) or
+        # another test does not run wherever the handler does
+        imports = [s for s in _statements(handler) if s.type in {"import_statement", "import_from_statement"}]
+        # the same names from the same package: another package's, or other names (Megatron's hybrid_flex_router.py:
+        # TEColumnParallelLinear, else the project's own ColumnParallelLinear), are an alternative
+        if not any(_imported_roots(i) & roots and bound <= _bound_names(i) for i in imports):
+            return False
+    return True
 
 
 def caught_import(statement: Node) -> bool:
@@ -178,6 +285,26 @@ def _enclosing_try(node: Node) -> Node | None:
             return current.parent
         current = current.parent
     return None
+
+
+def _only_reports(statements: list[Node]) -> bool:
+    for statement in statements:
+        if statement.type in {"pass_statement", "comment"}:
+            continue
+        call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or parsing.text(function).rsplit(".", 1)[-1] not in REPORTING - {"format", "str", "repr"}:
+            return False
+    return True
+
+
+def _in_definition(node: Node) -> bool:
+    current = node.parent
+    while current is not None and current.type != "module":
+        if current.type in {"function_definition", "class_definition"}:
+            return True
+        current = current.parent
+    return False
 
 
 def _in_function(node: Node) -> bool:

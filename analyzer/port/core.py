@@ -48,7 +48,7 @@ from ascend_feasibility.analyzer.port.files import (
     past_path_edits,
 )
 from ascend_feasibility.analyzer.port.flag_picks import flag_picks_rewritten_device
-from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
+from ascend_feasibility.analyzer.port.guard_scope import availability_checks, check_expression, controlled
 from ascend_feasibility.analyzer.port.host_device import HOST_PICK_REASON, host_device_picks
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.launch_modes import module_launched
@@ -774,6 +774,7 @@ def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") ->
         if node is not None:
             spans += [(first, last, finding.line, how)
                       for first, last, how in controlled(check_expression(node), asserts=edit.guard == "selects")]
+    spans += _uncarried_check_spans(sites, kb, guarded)
     for outcome in sites:
         if outcome.reason is not None or not outcome.changes:
             continue
@@ -785,6 +786,23 @@ def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") ->
             outcome.reason = f"runs only where the CUDA check at line {held[1]} holds{held[2]}, which the patch " \
                              "leaves: port the check and its branch together"
             outcome.changes.clear()
+
+
+def _uncarried_check_spans(sites: list[SiteOutcome], kb, guarded: "Guarded") -> list[tuple[int, int, int, str]]:
+    """What the `torch.cuda.is_available()` checks that no ported finding carries control (guard_scope.controlled):
+    a check on a line whose DEV104 another rule subsumes (DEV220's cpu/mps/cuda chain, yolov9's select_device `if not
+    cpu and not mps and torch.cuda.is_available():`) stays as written, so a rewrite in its arm never runs on the NPU
+    (round 41 port hunk 10)."""
+    carried = [offset for offset, f in guarded.present
+               if f.rule in kb.rules and kb.rules[f.rule].edit is not None and kb.rules[f.rule].edit.guard == "selects"]
+    rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
+    spans = []
+    for gate in availability_checks(guarded.tree):
+        if any(gate.start_byte <= offset < gate.end_byte for offset in carried) \
+                or any(start < gate.end_byte and gate.start_byte < end for start, end in rewritten):
+            continue
+        spans += [(first, last, gate.start_point.row + 1, how) for first, last, how in controlled(gate)]
+    return spans
 
 
 def _condition_key(guarded: "Guarded", finding: Finding) -> tuple[int, str] | None:

@@ -3,6 +3,8 @@ is false, so that code never runs there, and a rewrite inside it would leave a l
 handed to `torch.cuda.get_device_properties`). Read from the tree around the check:
 - the arm its `if`/`elif` opens when it holds (`if torch.cuda.is_available():`, `if ok and <check>:`), and the arms
   taken when a test that holds only where it fails is false (`if not <check>: ... else: <here>`);
+- the operands an `and` evaluates after it (`assert <check> and torch.cuda.device_count() >= n`, yolov9's
+  select_device) and the value a conditional expression picks where it holds (`<here> if <check> else 0`);
 - the rest of the block after `if not <check>: return` (or raise, continue, break: an arm that always leaves);
 - the same, through a name assigned once in its function from the check or a conjunct of it
   (`self.use_flash = torch.cuda.is_available() and ...` then `if not self.use_flash: return`);
@@ -12,12 +14,24 @@ handed to `torch.cuda.get_device_properties`). Read from the tree around the che
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.parsing import text, walk
 
 _EXITS = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
 _SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
 _ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
 _CLAUSES = frozenset({"if_statement", "elif_clause"})
+
+
+AVAILABILITY_QUERY = '''(call function: (attribute object: (attribute) @module attribute: (identifier) @name)
+  (#eq? @module "torch.cuda") (#eq? @name "is_available")) @check'''
+
+
+def availability_checks(root) -> list:
+    """The `torch.cuda.is_available()` calls of a file, read from its tree: a check a finding of its own may not
+    carry (DEV220's chain or DEV144's RNG check subsumes DEV104 on its line), but that still decides what runs."""
+    return parsing.captures_around(parsing.query("python", AVAILABILITY_QUERY), root,
+                                   frozenset({b"is_available"})).get("check", [])
 
 
 def check_expression(node):
@@ -55,25 +69,48 @@ def _arms(node, asserts: bool = True) -> list[tuple[int, int, bool]]:
     """(first byte, last byte, through an early exit) of the code that runs only where node (a check or a flag
     set from it) is true, read from the if/elif whose condition holds it, or from the assert that stops where it
     does not (the rest of the assert's block, nested blocks included)."""
-    test, holds = _test_of(*_cuda_side(node))
+    side, holds_there = _cuda_side(node)
+    spans = _later_operands(side, holds_there)
+    test, holds = _test_of(side, holds_there)
     clause = test.parent
+    if holds and clause is not None and clause.type == "conditional_expression" and clause.named_child_count == 3 \
+            and clause.named_children[1] == test:
+        return spans + [(clause.named_children[0].start_byte, clause.named_children[0].end_byte, False)]
     if asserts and holds and clause is not None and clause.type == "assert_statement" and clause.named_children \
             and clause.named_children[0] == test:
         block = clause.parent
-        return [(clause.end_byte + 1, block.end_byte, True)] if block is not None and clause.end_byte < block.end_byte \
-            else []
+        return spans + ([(clause.end_byte + 1, block.end_byte, True)]
+                        if block is not None and clause.end_byte < block.end_byte else [])
     if holds is None or clause is None or clause.type not in _CLAUSES or clause.child_by_field_name("condition") != test:
-        return []
+        return spans
     if holds:
         body = clause.child_by_field_name("consequence")
-        return [(body.start_byte, body.end_byte, False)] if body is not None else []
+        return spans + ([(body.start_byte, body.end_byte, False)] if body is not None else [])
     statement = clause if clause.type == "if_statement" else clause.parent
     later = [c for c in statement.children if c.type in {"elif_clause", "else_clause"} and c.start_byte > clause.start_byte]
-    spans = [(c.start_byte, c.end_byte, False) for c in later]
+    spans += [(c.start_byte, c.end_byte, False) for c in later]
     block = statement.parent
     if clause.type == "if_statement" and _leaves(clause.child_by_field_name("consequence")) and block is not None \
             and statement.end_byte < block.end_byte:
         spans.append((statement.end_byte + 1, block.end_byte, True))
+    return spans
+
+
+def _later_operands(node, holds: bool) -> list[tuple[int, int, bool]]:
+    """(first byte, last byte, False) of the right operands of the `and`s node is a left operand of, going up while
+    the node holds where the `and` does: evaluated only where the check holds."""
+    spans = []
+    while node.parent is not None and holds:
+        parent = node.parent
+        if parent.type == "not_operator":
+            holds = False
+        elif parent.type == "boolean_operator" and text(parent.child_by_field_name("operator")) == "and":
+            right = parent.child_by_field_name("right")
+            if right is not None and right != node:
+                spans.append((right.start_byte, right.end_byte, False))
+        elif parent.type != "parenthesized_expression":
+            break
+        node = parent
     return spans
 
 

@@ -19,12 +19,14 @@ def throwaway_spans(commands: list[Node]) -> list[tuple[int, int, str]]:
     creates (`conda create`, `conda env create`) and removes (`conda remove -n NAME --all`, `conda env remove -n
     NAME`): from its activation (`source activate NAME`, `conda activate NAME`) to the next deactivation or
     activation, else the script's end. Empty where the script creates no environment: activating one that exists
-    already is the project's own environment."""
+    already is the project's own environment. Only a removal after the creation throws the environment away: one
+    before it (`conda env remove -n X` then `conda create -n X`, PointNeXt's install.sh:23-24) is a clean slate for
+    the environment the script then keeps."""
     ordered = sorted(commands, key=lambda node: node.start_byte)
     words = [_words(command) for command in ordered]
     if not any(_creates(w) for w in words):
         return []
-    removed = {name for w in words for name in [_removed(w)] if name}
+    removed = _removed_after_creation(words)
     spans: list[tuple[int, int, str]] = []
     active: tuple[int, str] | None = None
     for command, w in zip(ordered, words):
@@ -52,6 +54,24 @@ def _words(command: Node) -> list[str]:
 
 def _creates(words: list[str]) -> bool:
     return words[0] in CONDA_PROGRAMS and (words[1:2] == ["create"] or words[1:3] == ["env", "create"])
+
+
+def _removed_after_creation(words: list[str]) -> set[str]:
+    """Names removed after a creation that names them, or after one that names none (`conda env create -f
+    environment.yml`, whose name is in the file)."""
+    created: set[str] = set()
+    unnamed_created = False
+    removed: set[str] = set()
+    for w in words:
+        if _creates(w):
+            name = _option(w, ("-n", "--name"))
+            if name:
+                created.add(name)
+            else:
+                unnamed_created = True
+        elif (name := _removed(w)) and (name in created or unnamed_created):
+            removed.add(name)
+    return removed
 
 
 def _removed(words: list[str]) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.guards import import_is_caught
+from ascend_feasibility.analyzer.context.import_fallbacks import retries_package, without_alternative
 from ascend_feasibility.analyzer.reading import install_docs, manifests, parsing
 from ascend_feasibility.analyzer.reading.discovery import is_requirements_file
 from ascend_feasibility.analyzer.reading.manifests import Declaration, Problem
@@ -40,8 +41,11 @@ class ImportFact:
     end_column: int
     cell: int | None
     snippet: str
-    optional: bool = False  # inside a function, a class or an if, or caught by a try: an optional or lazy import
-    caught: bool = False  # in a try whose except catches its failure: it cannot stop the program
+    # inside a function, a class or an if, or caught by a try whose handler offers something in its place (a handler
+    # that only reports or passes leaves the module using the names: import_fallbacks.without_alternative)
+    optional: bool = False
+    # in a try whose except catches its failure and does not load the package again: it cannot stop the program
+    caught: bool = False
     holder: str = ""  # the module-level function, or module-level class by its __init__, holding it plainly
     unused: bool = False  # of a package to replace, binding names its file writes nowhere else (unused_import)
     fetch_fallback: bool = False  # in the arm of `if not os.path.exists(path):` (a missing file's download): fetched_only
@@ -317,6 +321,7 @@ def _import_fact(unit: Unit, node: Node, module: str) -> ImportFact:
     """The import statement holding `node` (its module's first name), with how it runs."""
     row = node.start_point.row
     statement = _statement(node)
+    caught = import_is_caught(statement, _import_errors()) and not retries_package(statement)
     return ImportFact(
         module=module,
         path=unit.path,
@@ -326,8 +331,8 @@ def _import_fact(unit: Unit, node: Node, module: str) -> ImportFact:
         if statement.end_point.row == row else len(unit.source.line_text(row)) + 1,
         cell=unit.cell,
         snippet=unit.source.line_text(row).strip()[:200],
-        optional=_nested(statement) or import_is_caught(statement, _import_errors()),
-        caught=import_is_caught(statement, _import_errors()),
+        optional=_nested(statement) or (caught and not without_alternative(statement)),
+        caught=caught,
         holder=_holder(statement),
         unused=module in _replaced_modules() and unused_import(unit, statement),
         fetch_fallback=fetched_only(statement),

@@ -147,6 +147,10 @@ class _DistributedScan(PythonScan):
 
     def _comparison(self, comparison: Node) -> None:
         operators = {parsing.text(op) for op in comparison.children_by_field_name("operators")}
+        allowed = _backend_allow_list(comparison, operators)
+        if allowed is not None:
+            self.hit("backend-allow-list", " ".join(parsing.text(comparison).split()), allowed)
+            return
         if operators & {"==", "!=", "in", "not in"} and any(_names_nccl(o) for o in comparison.named_children):
             self.compares_nccl = True
             facets = (KEYWORD_ONLY_ARM,) if nccl_arm_only_adds_keywords(comparison) else ()
@@ -345,6 +349,37 @@ def _names_nccl(node: Node) -> bool:
         return False
     prefix, inner = literals.string_parts(node)
     return "f" not in prefix and (inner == "nccl" or inner.startswith(("nccl:", "cuda:nccl")))
+
+
+def _backend_allow_list(comparison: Node, operators: set[str]) -> Node | None:
+    """The literal list, tuple or set of `assert backend in ["gloo", "nccl"]`, or of `if backend not in (...): raise`,
+    when it names "nccl" and not "hccl": a check that stops the run under HCCL before the code after it (pytorchvideo's
+    and YOLOX's _serialize_to_tensor, round 41 port hunk 2). A list that is only listed (argparse `choices=`, a
+    docstring) stops nothing: the comparison is the whole test of an assert or of an if that only raises."""
+    if len(operators) != 1 or not operators <= {"in", "not in"} or comparison.named_child_count != 2:
+        return None
+    names = comparison.named_children[1]
+    while names.type == "parenthesized_expression" and names.named_child_count == 1:
+        names = names.named_children[0]
+    if names.type not in {"list", "tuple", "set"}:
+        return None
+    inner = [literals.string_parts(item)[1] for item in names.named_children if item.type == "string"]
+    if "nccl" not in inner or "hccl" in inner:
+        return None
+    holder = comparison.parent
+    while holder is not None and holder.type == "parenthesized_expression":
+        holder = holder.parent
+    if operators == {"in"} and holder is not None and holder.type == "assert_statement" \
+            and holder.named_children and holder.named_children[0].start_byte == comparison.start_byte:
+        return names
+    if operators == {"not in"} and holder is not None and holder.type == "if_statement" \
+            and holder.child_by_field_name("condition") is not None \
+            and holder.child_by_field_name("condition").start_byte == comparison.start_byte:
+        body = holder.child_by_field_name("consequence")
+        statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+        if statements and all(c.type == "raise_statement" for c in statements):
+            return names
+    return None
 
 
 def _names_its_constant(node: Node) -> bool:
