@@ -2,8 +2,7 @@
 generated knowledge/dependencies/mmcv_ops.toml holds, per mmcv line, the Ascend ticks round 40's V-5 relies on."""
 
 from ascend_feasibility.knowledge import load_mmcv_ops
-
-from knowledge.generate_mmcv_ops import ascend_rows, exported
+from ascend_feasibility.knowledge.generate_mmcv_ops import ascend_rows, exported
 
 TABLE = """## ops
 
