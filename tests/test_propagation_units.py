@@ -110,6 +110,7 @@ class Facts:
     star_imports: list = field(default_factory=list)
     unnamed_symbols: list = field(default_factory=list)
     inner_named: list = field(default_factory=list)
+    registered_symbols: list = field(default_factory=list)
     reexports: list = field(default_factory=list)
     extension_users: list = field(default_factory=list)
     overwritten_arguments: list = field(default_factory=list)

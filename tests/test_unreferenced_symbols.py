@@ -718,7 +718,8 @@ def test_a_registered_class_no_shipped_config_names_is_not_built(tmp_path):
     assert reach[("app/archs.py", 6)] == ("runs", None)  # `type: ConfiguredNet` in configs/train.yaml
     assert reach[("app/archs.py", 10)] == (
         "optional", "line 7: class OtherNet is named nowhere else in the project (no call, reference, export or "
-                    "config entry): nothing reaches it")
+                    "config entry): nothing reaches it (registered in ARCH_REGISTRY, which builds it only from a "
+                    "config's `type=` or a string that names it)")
 
 
 def test_a_registered_class_a_config_names_or_a_registration_by_another_name_stays_counted(tmp_path):
@@ -728,6 +729,58 @@ def test_a_registered_class_a_config_names_or_a_registration_by_another_name_sta
         other = tmp_path / decorator[1:4]
         _registry_application(other, "ConfiguredNet", decorator)
         assert _reach_by_line(other)[("app/archs.py", 10)] == ("runs", None), decorator
+
+
+def _registered_runners(tmp_path, config: str, decorator: str = "@RUNNERS.register_module()") -> None:
+    """A published library (setup.py find_packages()) whose runners register in a registry and are re-exported by the
+    package's __init__.py; a shipped config picks one by `type=` (ViTPose's mmcv_custom/apex_runner)."""
+    write_tree(tmp_path, {
+        "setup.py": "from setuptools import find_packages, setup\nsetup(name='poser', packages=find_packages())\n",
+        "configs/train.py": config,
+        "tools/train.py": "from mmcv import Config\nimport custom\ncfg = Config.fromfile('configs/train.py')\n",
+        "custom/__init__.py": "from .runners import AmpRunner, PlainRunner\n__all__ = ['AmpRunner', 'PlainRunner']\n",
+        "custom/runners.py": ("import torch\nfrom mmcv.runner import RUNNERS\n\n\n"
+                              f"{decorator}\nclass AmpRunner:\n    def resume(self):\n" + CUDA.replace("    ", "        ") +
+                              "\n\n@RUNNERS.register_module()\nclass PlainRunner:\n    def resume(self):\n"
+                              + CUDA.replace("    ", "        ")),
+    })
+
+
+def test_a_registered_class_no_file_names_is_unreached_in_a_published_library(tmp_path):
+    _registered_runners(tmp_path, "runner = dict(type='PlainRunner')\n")
+    reach = _reach_by_line(tmp_path)
+    assert reach[("custom/runners.py", 14)] == ("runs", None)  # `type='PlainRunner'` in the shipped config
+    assert reach[("custom/runners.py", 8)] == (
+        "optional", "line 5: class AmpRunner is named nowhere else in the project (no call, reference, export or "
+                    "config entry) (only re-exported by custom/__init__.py): nothing reaches it (registered in "
+                    "RUNNERS, which builds it only from a config's `type=` or a string that names it)")
+    for decorator in ("@RUNNERS.register_module", "@RUNNERS.register_module(force=True)"):  # mmcv 1.x's old form
+        other = tmp_path / decorator[-5:].strip("()=")
+        _registered_runners(other, "runner = dict(type='PlainRunner')\n", decorator)
+        assert _reach_by_line(other)[("custom/runners.py", 8)][0] == "optional", decorator
+
+
+def test_a_registered_class_a_config_names_by_its_name_or_alias_stays_counted(tmp_path):
+    for folder, config, decorator in (
+            ("named", "runner = dict(type='AmpRunner')\n", "@RUNNERS.register_module()"),
+            ("alias", "runner = dict(type='AmpRun')\n", "@RUNNERS.register_module(name='AmpRun')"),
+            ("aliases", "runner = dict(type='AmpRun')\n", "@RUNNERS.register_module(name=['Fp16Run', 'AmpRun'])"),
+            ("short", "runner = dict(type='PlainRunner')\n", "@RUNNERS.register_module(name='amp')"),  # no word
+            ("computed", "runner = dict(type='PlainRunner')\n", "@RUNNERS.register_module(name=NAME)"),
+            ("positional", "runner = dict(type='PlainRunner')\n", "@RUNNERS.register_module('amp')")):
+        _registered_runners(tmp_path / folder, config, decorator)
+        assert _reach_by_line(tmp_path / folder)[("custom/runners.py", 8)] == ("runs", None), folder
+
+
+def test_an_undecorated_public_class_of_a_published_library_keeps_runs(tmp_path):
+    _registered_runners(tmp_path, "runner = dict(type='PlainRunner')\n", "")
+    assert _reach_by_line(tmp_path)[("custom/runners.py", 8)] == ("runs", None)  # its users' API
+
+
+def test_an_alias_no_file_writes_leaves_the_registered_class_unreached(tmp_path):
+    _registered_runners(tmp_path, "runner = dict(type='PlainRunner')\n", "@RUNNERS.register_module(name='AmpRun')")
+    reach, why = _reach_by_line(tmp_path)[("custom/runners.py", 8)]
+    assert reach == "optional" and "registered in RUNNERS" in why
 
 
 def _host_with_library_copy(tmp_path, setup: str) -> None:

@@ -119,6 +119,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     whole = public_names_judged(facts, context, distribution, packages)
     judged_paths: set[str] = set()  # the files whose public names the project's own judge (public_names_judged)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
+    # built only from a config's `type='Name'` or a string: judged in a published library's module too
+    registered = {(f.path, name): (registry, tuple(aliases)) for f in facts
+                  for name, registry, aliases in f.registered_symbols}
     for f in facts:
         own = context.of(f.path)
         if not (f.unnamed_symbols or f.inner_named) or own.role not in COUNTED_ROLES or own.reach != "runs":
@@ -126,12 +129,15 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         judged_whole = whole(f.path)
         if judged_whole:
             judged_paths.add(f.path)
-        candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or _private(s)]
+        candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols
+                       if judged_whole or _private(s) or (f.path, s[0]) in registered]
         candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named
-                       if judged_whole or _private(s) or (f.path in self_tests and list(s[4]) == [MAIN_BLOCK_USER])]
+                       if judged_whole or _private(s) or (f.path, s[0]) in registered
+                       or (f.path in self_tests and list(s[4]) == [MAIN_BLOCK_USER])]
     if not candidates:
         return {}
-    written = writers((symbol[0] for _, symbol, _ in candidates), facts)
+    aliases = {alias for path, symbol, _ in candidates for alias in registered.get((path, symbol[0]), ("", ()))[1]}
+    written = writers({symbol[0] for _, symbol, _ in candidates} | aliases, facts)
     reexports = reexporters_of(facts)
     inside = {(f.path, name): users for f in facts for name, users in f.imported_users}  # symbols.imported_users
     edited = _edited_writers(facts)
@@ -152,6 +158,10 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     verdicts = ImportVerdicts(project)  # import_reach's verdicts, each file's imports read once per defining module
     for path, symbol, users in candidates:
         name = symbol[0]
+        registry, built_by = registered.get((path, name), ("", ()))
+        if any(len(alias) < MIN_NAME or written.get(alias, set()) - {path} for alias in built_by):
+            continue  # a config may build it by its other name (`register_module(name='Alias')`); the word index
+            # holds no name shorter than MIN_NAME
         others = written.get(name, set()) - {path}
         demo = users == (MAIN_BLOCK_USER,)  # a self-test's demo: only a file that can load it names it
         if demo and len(name) < MIN_NAME and symbol[3] in ("function", "class"):
@@ -217,7 +227,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             if tested:
                 only += f" (named only by tests: {tested[0]}{f' and {len(tested) - 1} more' if len(tested) > 1 else ''})"
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
-                                       f"call, reference, export or config entry){only}: nothing reaches it")
+                                       f"call, reference, export or config entry){only}: nothing reaches it"
+                                       + (f" (registered in {registry}, which builds it only from a config's "
+                                          "`type=` or a string that names it)" if registry else ""))
     kinds = {(path, symbol[0]): symbol[3] for path, symbol, _ in candidates}
     methods = MethodReach(facts, set(kinds), written, reexports, unreached, silent_methods or set())
     grew = True

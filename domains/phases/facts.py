@@ -387,6 +387,8 @@ class PhaseFacts:
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
     inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
+    # those a registry decorator registers: (name, registry, the other names it is built by) (symbols.py)
+    registered_symbols: list[tuple[str, str, list[str]]] = field(default_factory=list)
     reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
     # (extension, first, last) of definitions calling through `from . import x_ext` whose ImportError is swallowed
     # (extension_users.py, analyzer/context/unbuilt_extensions.py)
@@ -448,6 +450,7 @@ class PhaseFacts:
         self.launches += other.launches
         self.unnamed_symbols += other.unnamed_symbols
         self.inner_named += other.inner_named
+        self.registered_symbols += other.registered_symbols
         self.reexports += other.reexports
         self.extension_users += other.extension_users
         self.caught_import_users += other.caught_import_users
@@ -574,6 +577,7 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             continue
         if unit.kind == "python":
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
+            facts.registered_symbols = symbols.registered_symbols(unit)
             facts.reexports = symbols.reexported_names(unit)
             facts.extension_users = extension_users(unit)
             facts.caught_import_users = caught_import_users(unit)

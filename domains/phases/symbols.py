@@ -16,6 +16,7 @@ from collections import Counter
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.dead_stores import effect_free
 from ascend_feasibility.analyzer.context.function_objects import TESTED_QUERY, dead_arms
+from ascend_feasibility.analyzer.context.option_locals import literal_text
 from ascend_feasibility.analyzer.context.written_names import (
     DEAD_ARM_USER,
     MAIN_BLOCK_USER,
@@ -474,21 +475,64 @@ def _registered(decorated: Node) -> bool:
 
 
 def _registration(decorator: Node) -> bool:
-    """`@ARCH_REGISTRY.register()` / `@MODELS.register_module()`: a registering method (REGISTERING_METHODS) called
-    with no argument, or with keyword arguments only (`force=True`; a positional one may be the name it is built by),
-    on a module-level constant's name (upper case: a registry object, not an application's `app.register`)."""
+    """`@ARCH_REGISTRY.register()` / `@MODELS.register_module()`: a registration (registration_of)."""
+    return registration_of(decorator) is not None
+
+
+def registration_of(decorator: Node) -> tuple[str, tuple[str, ...]] | None:
+    """(registry, the names it is built by beside its own) of `@ARCH_REGISTRY.register()`, `@MODELS.register_module()`
+    or `@MODELS.register_module` (mmcv 1.x's old form): a registering method (REGISTERING_METHODS) on a module-level
+    constant's name (upper case: a registry object, not an application's `app.register`), called with keyword
+    arguments only (`force=True`; a positional one may be the name it is built by), where a `name=` keyword is a
+    string or a list of strings (`name='Alias'`: the other name a config writes); None for any other decorator."""
     expression = decorator.named_children[0] if decorator.named_children else None
-    if expression is None or expression.type != "call":
-        return False
-    arguments = expression.child_by_field_name("arguments")
-    if arguments is not None and any(child.type != "keyword_argument" for child in arguments.named_children):
-        return False
-    function = expression.child_by_field_name("function")
+    if expression is None:
+        return None
+    aliases: list[str] = []
+    function = expression
+    if expression.type == "call":
+        function = expression.child_by_field_name("function")
+        arguments = expression.child_by_field_name("arguments")
+        for child in arguments.named_children if arguments is not None else ():
+            if child.type != "keyword_argument":
+                return None
+            key, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+            if key is None or parsing.text(key) != "name":
+                continue
+            values = value.named_children if value is not None and value.type in {"list", "tuple"} else [value]
+            for item in values:
+                literal = literal_text(item) if item is not None and item.type == "string" else None
+                if not literal:
+                    return None  # a name computed at run time: any string may build it
+                aliases.append(literal)
     if function is None or function.type != "attribute":
-        return False
+        return None
     owner, method = function.child_by_field_name("object"), function.child_by_field_name("attribute")
-    return (owner is not None and owner.type == "identifier" and parsing.text(owner).isupper()
-            and method is not None and parsing.text(method) in REGISTERING_METHODS)
+    if owner is None or owner.type != "identifier" or not parsing.text(owner).isupper() \
+            or method is None or parsing.text(method) not in REGISTERING_METHODS:
+        return None
+    return parsing.text(owner), tuple(aliases)
+
+
+def registered_symbols(unit: Unit) -> list[tuple[str, str, list[str]]]:
+    """(name, registry, the other names it is registered by) of the module-level functions and classes registered in
+    a registry (registration_of) with no other decorator that may register them: built only from a config's
+    `type='Name'` or a string, so the project pass judges them even in a published library's module (ViTPose's
+    `@RUNNERS.register_module() class IterBasedRunnerAmp`, which no config names: round 40 B1 rows 11, 16)."""
+    if b"regist" not in unit.source.data:
+        return []
+    found = []
+    module = unit_statements(unit)
+    for statement, definition in zip(module.statements, module.definitions, strict=True):
+        if definition is None or statement is definition or not _registered(statement):
+            continue
+        name = definition.child_by_field_name("name")
+        if name is None or name.type != "identifier":
+            continue
+        registrations = [r for child in statement.children if child.type == "decorator"
+                         and (r := registration_of(child)) is not None]
+        found.append((parsing.text(name), registrations[0][0], sorted({a for _, aliases in registrations for a in aliases})))
+    return found
 
 
 def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str, set[str]]]:
