@@ -310,6 +310,7 @@ class ModuleFacts(Protocol):
     inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which;
     # written_names.MAIN_BLOCK_USER for the module's `if __name__ == "__main__":` block)
     registered_symbols: list[tuple[str, str, list[str]]]  # (name, registry, other names) of registry-registered ones
+    fallback_definitions: list[tuple[str, int, int, str]]  # (module, first, last, name) only a failed import defines
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
     extension_users: list[tuple[str, int, int]]  # (extension, first, last): definitions calling a swallowed `from . import x_ext`
     caught_import_users: list[tuple[str, int, tuple[str, ...]]]  # (module, line, definitions only a caught import reaches)

@@ -111,6 +111,7 @@ class Facts:
     unnamed_symbols: list = field(default_factory=list)
     inner_named: list = field(default_factory=list)
     registered_symbols: list = field(default_factory=list)
+    fallback_definitions: list = field(default_factory=list)
     reexports: list = field(default_factory=list)
     extension_users: list = field(default_factory=list)
     overwritten_arguments: list = field(default_factory=list)

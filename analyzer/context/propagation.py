@@ -43,6 +43,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.dict_built import dict_built_ranges
 from ascend_feasibility.analyzer.context.env_switches import table_arms_off
+from ascend_feasibility.analyzer.context.fallback_copies import required_fallback_ranges
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
 from ascend_feasibility.analyzer.context.host_exports import host_exports
 from ascend_feasibility.analyzer.context.importing_writers import importing_writers
@@ -112,12 +113,13 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                     guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "",
                     declared: frozenset[str] = frozenset(), packages: set[str] | None = None,
                     unreached: dict[str, list[tuple[int, int, str]]] | None = None,
-                    copies: BundledCopies | None = None) -> list[Finding]:
+                    copies: BundledCopies | None = None, required: frozenset[str] = frozenset()) -> list[Finding]:
     """`guarded`: guarded_modules(facts, context) when the caller has it already; `distribution`: the name the
     project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports;
     `packages`: unloaded.package_folders(facts), likewise; `unreached`: path → (first line, last line, why) of code
     the rooms found nothing reaches (native code only uncalled bindings reach: custom_ops/binding_reach.py);
-    `copies`: bundled_projects.bundled_copies(facts, packages, context.readme_folders), likewise."""
+    `copies`: bundled_projects.bundled_copies(facts, packages, context.readme_folders), likewise; `required`: the
+    distributions the project declares (a dependency matrix row with sources)."""
     packages = package_folders(facts, context.source_roots) if packages is None else packages
     copies = bundled_copies(facts, packages, context.readme_folders) if copies is None else copies
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
@@ -164,6 +166,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                                              set(silent)).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in (unreached or {}).items():
+        uninstalled.setdefault(path, []).extend(ranges)
+    # definitions only a failed import of a declared requirement defines (fallback_copies.py)
+    for path, ranges in required_fallback_ranges(facts, required).items():
         uninstalled.setdefault(path, []).extend(ranges)
     # a vendored copy's functions and classes nothing the host reaches names (copy_reach.py)
     for path, ranges in unreached_copy_definitions(facts, context).items():

@@ -44,7 +44,11 @@ __init__.py, A1 row 5); a library's module keeps it. A demo function whose name 
 (`run`, passed as `pool.imap_unordered(run, ...)` by the block: round 32 A1 row 12, B1 row 21) is asked of the Python
 files whose imports can reach it instead (`from m import run`, `import m`): none, and it is the block's too. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
-names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
+names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py). A registry's registration
+(`@RUNNERS.register_module()`, symbols.registration_of) is the exception: the registry builds the class only from a
+config's `type='Name'` or a string, so it is judged like an undecorated definition, in a published library's module
+too (ViTPose's IterBasedRunnerAmp, which no config names: round 40 B1 rows 11, 16), and kept where any file writes
+its name or a `name=` alias of the decorator; the reason names the registry.
 """
 
 from __future__ import annotations

@@ -274,11 +274,12 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     findings = [f for f in run.findings if f.path not in generated]
     declared = frozenset(row.package for row in run.published.get("dependency_matrix", ())
                          if row.sources or row.classification != "unknown")
+    required = frozenset(row.package for row in run.published.get("dependency_matrix", ()) if row.sources)
     unreached = dict(run.published.get("unreached_code") or {})
     for path, ranges in readme_alternative_configs(config.readme, run.paths, modules, declared).items():
         unreached[path] = [*unreached.get(path, []), *ranges]  # a DeepSpeed config only a README alternative passes
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
-                               config.distribution, declared, packages, unreached, copies)
+                               config.distribution, declared, packages, unreached, copies, required)
     route = backends.nvidia_serving_route
     kits = nvidia_kits(modules, context, backends, packages, found.files, root)
     findings = fold_kits(findings, kits, worker.factory, Text(en=route.en, zh=route.zh) if route is not None else None)

@@ -61,6 +61,7 @@ from ascend_feasibility.domains.phases.command_strings import command_words
 from ascend_feasibility.domains.phases.config_modules import is_config_module
 from ascend_feasibility.domains.phases.dict_built_classes import dict_built_classes
 from ascend_feasibility.domains.phases.extension_users import caught_import_users, extension_users, imported_name_lines
+from ascend_feasibility.domains.phases.fallback_definitions import fallback_definitions
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.prose import PROSE_KEY, without_prose
@@ -389,6 +390,8 @@ class PhaseFacts:
     inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
     # those a registry decorator registers: (name, registry, the other names it is built by) (symbols.py)
     registered_symbols: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    # (module, first, last, name) of definitions only a failed `from module import ...` defines (fallback_definitions.py)
+    fallback_definitions: list[tuple[str, int, int, str]] = field(default_factory=list)
     reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
     # (extension, first, last) of definitions calling through `from . import x_ext` whose ImportError is swallowed
     # (extension_users.py, analyzer/context/unbuilt_extensions.py)
@@ -451,6 +454,7 @@ class PhaseFacts:
         self.unnamed_symbols += other.unnamed_symbols
         self.inner_named += other.inner_named
         self.registered_symbols += other.registered_symbols
+        self.fallback_definitions += other.fallback_definitions
         self.reexports += other.reexports
         self.extension_users += other.extension_users
         self.caught_import_users += other.caught_import_users
@@ -578,6 +582,7 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         if unit.kind == "python":
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
             facts.registered_symbols = symbols.registered_symbols(unit)
+            facts.fallback_definitions = fallback_definitions(unit)
             facts.reexports = symbols.reexported_names(unit)
             facts.extension_users = extension_users(unit)
             facts.caught_import_users = caught_import_users(unit)
