@@ -763,6 +763,9 @@ def test_a_registered_class_no_file_names_is_unreached_in_a_published_library(tm
 def test_a_registered_class_a_config_names_by_its_name_or_alias_stays_counted(tmp_path):
     for folder, config, decorator in (
             ("named", "runner = dict(type='AmpRunner')\n", "@RUNNERS.register_module()"),
+            # a Python config that is code (it imports a project module) writes the string the registry builds by
+            ("code", "from custom import PlainRunner\nrunner = dict(type='AmpRunner', base=PlainRunner)\n",
+             "@RUNNERS.register_module"),
             ("alias", "runner = dict(type='AmpRun')\n", "@RUNNERS.register_module(name='AmpRun')"),
             ("aliases", "runner = dict(type='AmpRun')\n", "@RUNNERS.register_module(name=['Fp16Run', 'AmpRun'])"),
             ("short", "runner = dict(type='PlainRunner')\n", "@RUNNERS.register_module(name='amp')"),  # no word

@@ -174,7 +174,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             modules = frozenset(load_names(path))
             others = {f.path for f in facts if f.path != path and f.path.endswith(".py")
                       and verdicts.reaches(f, modules, name)}
-        elif symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
+        elif symbol[3] in ("function", "class") and others and not registry:
+            # a Python file reaches it only through an import; a registered class is built from a string any file
+            # may write (a Python config importing project modules: CenterPoint's `type="PillarFeatureNet"`)
             modules = frozenset(load_names(path))  # frozen once: ImportVerdicts keys its packages by it
             if importers is None:
                 importers = importers_of(facts, packages)
