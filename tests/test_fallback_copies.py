@@ -51,3 +51,16 @@ def test_a_fallback_for_an_undeclared_package_or_a_broad_handler_keeps_runs(tmp_
     # the flag read another way, or the fallback beside an else arm: not the failed import's only definitions
     other = FLAGGED.replace("if not from_mmcv:", "if from_mmcv is False:")
     assert _tree(tmp_path / "other", other, "mmcv>=1.3.1\n")[11] == ("runs", None)
+
+
+def test_the_fallback_and_registry_reasons_read_in_chinese():
+    from ascend_feasibility.analyzer.reporting.localize import phrase
+    fallback = phrase("zh", "line 10: collect_results_gpu is defined only where `from mmcv.engine import ...` fails, "
+                            "and the project declares mmcv-full, whose installed release provides it: a fallback copy "
+                            "that does not run")
+    assert fallback.startswith("第 10 行：collect_results_gpu 只在 `from mmcv.engine import ...` 失败时") \
+        and "mmcv-full" in fallback
+    registered = phrase("zh", "line 5: class AmpRunner is named nowhere else in the project (no call, reference, "
+                              "export or config entry): nothing reaches it (registered in RUNNERS, which builds it "
+                              "only from a config's `type=` or a string that names it)")
+    assert registered.startswith("第 5 行：") and "已注册到 RUNNERS" in registered and "nothing" not in registered

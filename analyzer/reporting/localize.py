@@ -96,6 +96,11 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
      r"reference, export or config entry\) \(only re-exported by (?P<reexporter>\S+)\) \(named only by tests: "
      r"(?P<test>\S+?)(?: and (?P<more>\d+) more)?\): nothing reaches it$", "reason.unnamed_symbol_reexported_tested"),
+    (r"^(?P<why>line \d+: .+) \(registered in (?P<registry>\S+), which builds it only from a config's `type=` or a "
+     r"string that names it\)$", "reason.registered_symbol"),
+    (r"^line (?P<line>\d+): (?P<name>\S+) is defined only where `from (?P<module>[^`]+) import \.\.\.` fails, and the "
+     r"project declares (?P<distribution>\S+), whose installed release provides it: a fallback copy that does not run$",
+     "reason.fallback_copy"),
     (r"^line (?P<line>\d+): (?P<owner>[^.\s]+)\.(?P<attribute>\S+) is stored and never read: no code of its module "
      r"reads it, and no file naming (?P<cls>\S+) or importing its module names (?P<name>\S+)$", "reason.unread_attribute"),
     (r"^line (?P<line>\d+): (?P<name>\S+) is bound to a value that nothing reads: its module names it nowhere else, "
