@@ -639,6 +639,44 @@ def test_a_self_test_in_a_folder_that_is_not_a_package():
     assert pr.self_test_blocks(facts, context()) == {}
 
 
+PATH_EDIT = ["sys.path.append"]
+
+
+def test_a_self_test_of_a_module_found_through_a_folder_put_on_sys_path():
+    """votenet (round 42 A1 C6, A2 C4): train.py writes `sys.path.append(os.path.join(ROOT_DIR, 'models'))` and imports
+    `from backbone_module import ...`; models/ has no __init__.py, so only the path edit names models/backbone_module.py.
+    A file putting its own folder on sys.path (`sys.path.append(BASE_DIR)`) imports its siblings by their stems."""
+    facts = [Facts("models/backbone_module.py", main_block=(40, 50)),
+             Facts("train.py", imports=["backbone_module.Backbone"], words=" ROOT_DIR models ", dotted_words=PATH_EDIT)]
+    assert pr.self_test_blocks(facts, context()) == {
+        "models/backbone_module.py": [(40, 50, SELF_TEST.format("train.py"))]}
+    facts[1] = Facts("models/votenet.py", imports=["backbone_module.Backbone"], words=" BASE_DIR ",
+                     dotted_words=PATH_EDIT)
+    assert pr.self_test_blocks(facts, context()) == {
+        "models/backbone_module.py": [(40, 50, SELF_TEST.format("models/votenet.py"))]}
+
+
+@pytest.mark.parametrize("change", ["no path edit", "other folder", "test importer", "launched", "readme"])
+def test_what_keeps_a_block_of_a_module_on_sys_path_product_code(change):
+    """Without the path edit a bare stem names no file of another folder; a folder the importer does not name is not
+    on its path; a test's import is no product use; a launcher or the README running the module keeps its block the
+    command."""
+    facts = [Facts("models/backbone_module.py", main_block=(40, 50)),
+             Facts("train.py", imports=["backbone_module.Backbone"], words=" models ", dotted_words=PATH_EDIT)]
+    ctx = context()
+    if change == "no path edit":
+        facts[1].dotted_words = []
+    elif change == "other folder":
+        facts[1].words = " utils "
+    elif change == "test importer":
+        ctx = context({"train.py": "test"})
+    elif change == "launched":
+        facts.append(Facts("run.sh", launched_scripts=["models/backbone_module.py"]))
+    elif change == "readme":
+        ctx = ProjectContext(files={}, readme_launches=("models/backbone_module.py",))
+    assert pr.self_test_blocks(facts, ctx) == {}
+
+
 def test_a_test_importer_listed_first_does_not_stop_the_guarded_reading():
     facts = [Facts("tests/t.py", imports=["pkg.helper"])] + kernels()
     assert "pkg/kernels.py" in pr.guarded_modules(facts, context({"tests/t.py": "test"}))

@@ -54,6 +54,7 @@ from ascend_feasibility.analyzer.context.missing_modules import missing_module_i
 from ascend_feasibility.analyzer.context.module_copies import loaded_copy, module_copies, shadowed_copies
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
 from ascend_feasibility.analyzer.context.pasted_notes import notes
+from ascend_feasibility.analyzer.context.path_imports import sys_path_importers
 from ascend_feasibility.analyzer.context.platform_selectors import imported_reason, is_unselected, platform_choice
 from ascend_feasibility.analyzer.context.process_groups import never_initialised
 from ascend_feasibility.analyzer.context.project import ProjectContext
@@ -625,7 +626,8 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
     """The `if __name__ == "__main__":` block of a package's module that the project's product code imports (sd-scripts'
     library/sdxl_original_unet.py), or that a config file of the project builds by its dotted name (`flow: !new:
     pkg.flow.flow.MaskedDiff` in a HyperPyYAML config, with nothing importing it): the module is a library, the block
-    its self-test or demo. A script nothing imports, or one a launch script or the root README's command runs
+    its self-test or demo; so is a module of a plain folder that a product file imports by its stem after putting the
+    folder on sys.path (votenet's models/voting_module.py, round 42 A1 C6). A script nothing imports, or one a launch script or the root README's command runs
     (`python basicsr/train.py -opt x.yml`: context.readme_launches), keeps its block as product code."""
     packages = {f.path[: -len("__init__.py")] for f in facts if f.path.endswith("__init__.py")}
     launched = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}
@@ -640,6 +642,7 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
                 name_importers[".".join(parts[:-1])].add(f.path)
     result: dict[str, list[tuple[int, int, str]]] = {}
     beside: dict[str, set[str]] | None = None
+    on_path: dict[str, set[str]] | None = None
     configured: dict[str, str] | None = None
     for f in facts:
         if f.main_block is None or not f.module or context.of(f.path).role not in COUNTED_ROLES:
@@ -668,6 +671,10 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
             if beside is None:
                 beside = _imported_beside(facts, context)
             users = sorted(beside.get(f.path, set()) - {f.path})
+        if not users:  # a module found through a folder its importer puts on sys.path (path_imports.py)
+            if on_path is None:
+                on_path = sys_path_importers(facts, lambda path: context.of(path).role in COUNTED_ROLES)
+            users = sorted(on_path.get(f.path, set()) - {f.path})
         if users:
             start, end = f.main_block
             result[f.path] = [(start, end, f"line {start}: the self-test under `if __name__ == \"__main__\":` of a "
