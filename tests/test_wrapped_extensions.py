@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import recognised
 from tests.helpers import write_tree
 
 SETUP = """import os
@@ -93,6 +94,7 @@ def test_kernels_of_an_op_only_re_exported_are_optional_and_the_called_op_keeps_
     assert unused and all(reach == "optional" for _, reach, _ in unused)
     assert all(why.startswith("only re-exported; no project code or config calls it: the extension is used only in "
                               "FurthestPointSampling (geolib/geolib/ops/fps/fps.py)") for _, _, why in unused)
+    assert all(recognised(why) for _, _, why in unused)  # the report translates it
     used = _reach(report, "ops/pool/src/pool_cuda.cu")
     assert used and all(reach == "runs" for _, reach, _ in used)
 
