@@ -5,8 +5,9 @@ config inherits), so the registered class, the op wrapper only it calls and that
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
-from tests.test_wrapped_extensions import _tree
+
 from tests.helpers import write_tree
+from tests.test_wrapped_extensions import _tree
 
 REGISTRY = "class Registry:\n    def __init__(self, name):\n        self.name = name\n\n    def register_module(self):\n        return lambda cls: cls\n\n\nHEADS = Registry('head')\n"
 HEAD = """import torch

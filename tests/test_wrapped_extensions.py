@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reporting.localize import recognised
+
 from tests.helpers import write_tree
 
 SETUP = """import os
