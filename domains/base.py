@@ -272,6 +272,8 @@ class ModuleFacts(Protocol):
     argv_opt_out_arms: list[tuple[int, int, str, int]]  # Python build script: arms a flag leaves out (argv_opt_outs)
     unread_keys: list[tuple[int, str]]  # Python: (line, key) of dict entries whose key the file spells only there
     config_module: bool  # its top level only imports and binds settings (domains/phases/config_modules.py)
+    config_bases: list[str]  # a config module's `_base_` entries (config_modules.config_bases)
+    settings_only: bool  # its top level only imports and binds settings, run or not (config_modules.is_config_module)
     config_settings: list[tuple[int, int, str]]  # a config module's top-level mapping settings (unread_settings.py)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)
     config_refs: list[str]  # config files named in strings or launch arguments

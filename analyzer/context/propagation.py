@@ -89,6 +89,7 @@ from ascend_feasibility.analyzer.context.unread_settings import unread as unread
 from ascend_feasibility.analyzer.context.unread_settings import unread_reason
 from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
+from ascend_feasibility.analyzer.context.wrapped_extensions import unreached_wrapped_extensions
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
@@ -192,6 +193,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         if f.overwritten_arguments:  # a string the callee overwrites before reading it
             uninstalled.setdefault(f.path, []).extend(f.overwritten_arguments)
     for path, ranges in unread_attribute_stores(facts, packages).items():  # stored, never read
+        uninstalled.setdefault(path, []).extend(ranges)
+    # native code of an extension only unreached wrapper definitions use (wrapped_extensions.py)
+    for path, ranges in unreached_wrapped_extensions(facts, context, native, uninstalled).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     for path, arms in opt_in_arms(facts, context).items():  # `if [ "$resume" = true ]`: a shell option's arm

@@ -57,6 +57,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.config_reach import dead_configs
 from ascend_feasibility.analyzer.context.import_reach import ImportVerdicts
 from ascend_feasibility.analyzer.context.overridden_methods import MethodReach
 from ascend_feasibility.analyzer.context.project import ProjectContext
@@ -143,6 +144,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     aliases = {alias for path, symbol, _ in candidates for alias in registered.get((path, symbol[0]), ("", ()))[1]}
     written = writers({symbol[0] for _, symbol, _ in candidates} | aliases, facts)
     reexports = reexporters_of(facts)
+    dead = dead_configs(facts, context, packages)
     inside = {(f.path, name): users for f in facts for name, users in f.imported_users}  # symbols.imported_users
     edited = _edited_writers(facts)
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
@@ -189,6 +191,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         # test_only_functions still gives a function only tests import a test's place)
         tested = sorted(other for other in others if context.of(other).role == "test")
         others -= set(tested)
+        # a config nothing the project runs loads builds nothing it names (config_reach.py)
+        unloaded_configs = sorted(others & dead)
+        others -= set(unloaded_configs)
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:
                 importers = importers_of(facts, packages)
@@ -232,6 +237,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             only = " (only re-exported by " + sorted(others)[0] + ")" if others else ""
             if tested:
                 only += f" (named only by tests: {tested[0]}{f' and {len(tested) - 1} more' if len(tested) > 1 else ''})"
+            if unloaded_configs:
+                only += (f" (named only by configs nothing the project runs loads: {unloaded_configs[0]}"
+                         f"{f' and {len(unloaded_configs) - 1} more' if len(unloaded_configs) > 1 else ''})")
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
                                        f"call, reference, export or config entry){only}: nothing reaches it"
                                        + (f" (registered in {registry}, which builds it only from a config's "

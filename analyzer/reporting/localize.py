@@ -96,6 +96,12 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
      r"reference, export or config entry\) \(only re-exported by (?P<reexporter>\S+)\) \(named only by tests: "
      r"(?P<test>\S+?)(?: and (?P<more>\d+) more)?\): nothing reaches it$", "reason.unnamed_symbol_reexported_tested"),
+    (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
+     r"reference, export or config entry\) \(named only by configs nothing the project runs loads: (?P<config>\S+?)"
+     r"(?: and (?P<more>\d+) more)?\): nothing reaches it$", "reason.unnamed_symbol_unloaded_configs"),
+    (r"^only re-exported; no project code or config calls it: the extension is used only in (?P<users>.+), which "
+     r"nothing the project runs reaches; importing the package still needs it built \(the build and import "
+     r"findings\)$", "reason.wrapped_extension_unreached"),
     (r"^(?P<why>line \d+: .+) \(registered in (?P<registry>\S+), which builds it only from a config's `type=` or a "
      r"string that names it\)$", "reason.registered_symbol"),
     (r"^line (?P<line>\d+): (?P<name>\S+) is defined only where `from (?P<module>[^`]+) import \.\.\.` fails, and the "

@@ -7,7 +7,10 @@ round 28 verdicts W4). What it may call is data: knowledge/phases/signals.toml [
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.reference_checks import MAX_NODES, called_names
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
+from ascend_feasibility.domains.phases.lazy_tables import _string as literal_string
+from ascend_feasibility.domains.phases.lazy_tables import _strings as literal_strings
 from ascend_feasibility.knowledge import load_phase_signals
 
 _IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
@@ -39,3 +42,24 @@ def is_config_module(module: ModuleStatements) -> bool:
             return False
         bound |= head.type != "string"  # a setting bound or updated (`model.update(dict(prior_loss_weight=1))`)
     return bound
+
+
+UNREAD_BASE = "?"  # a `_base_` this reader cannot resolve
+
+
+def config_bases(module: ModuleStatements) -> list[str]:
+    """The configs a config module inherits: the strings of its top-level `_base_ = '...'` or `_base_ = [...]`
+    (mmcv/mmengine's Config resolves them from the config's own folder). Another form (a concatenation, a name) gives
+    UNREAD_BASE: what it inherits is unknown (analyzer/context/config_reach.py then judges no config dead)."""
+    found: list[str] = []
+    for kind, head in zip(module.kinds, module.heads, strict=True):
+        if kind != "expression_statement" or head is None or head.type != "assignment":
+            continue
+        left, right = head.child_by_field_name("left"), head.child_by_field_name("right")
+        if left is None or parsing.text(left) != "_base_":
+            continue
+        strings = [single] if (single := literal_string(right)) else literal_strings(right)
+        known = right is not None and (bool(single) or (right.type in ("list", "tuple")
+                                                        and len(strings) == len(right.named_children)))
+        found += strings if known else [UNREAD_BASE]
+    return found

@@ -58,7 +58,7 @@ from ascend_feasibility.domains.metric_classes import mentions_metric, metric_cl
 from ascend_feasibility.domains.phases import lazy_tables, symbols
 from ascend_feasibility.domains.phases.class_uses import class_shapes, class_uses, later_uses
 from ascend_feasibility.domains.phases.command_strings import command_words
-from ascend_feasibility.domains.phases.config_modules import is_config_module
+from ascend_feasibility.domains.phases.config_modules import config_bases, is_config_module
 from ascend_feasibility.domains.phases.dict_built_classes import dict_built_classes
 from ascend_feasibility.domains.phases.extension_users import caught_import_users, extension_users, imported_name_lines
 from ascend_feasibility.domains.phases.fallback_definitions import fallback_definitions
@@ -197,6 +197,8 @@ class PhaseFacts:
     reference_checks: list[str] = field(default_factory=list)
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     config_module: bool = False  # its top level only imports and binds settings (config_modules.py): no entry
+    config_bases: list[str] = field(default_factory=list)  # a config module's `_base_` entries (config_modules.py)
+    settings_only: bool = False  # its top level only imports and binds settings, run or not (config_modules.py)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     training_loop: bool = False  # runs a training step itself (knowledge/phases/signals.toml [training_loop])
     calls_backward: bool = False  # calls a `.backward(...)` (a loss's, torch.autograd's): gradients are taken here
@@ -558,6 +560,8 @@ class PhaseFacts:
         self.main_demo |= other.main_demo
         self.top_level_code |= other.top_level_code
         self.config_module &= other.config_module  # every part a config (a notebook of cells: code)
+        self.config_bases += other.config_bases
+        self.settings_only &= other.settings_only
         self.training_loop |= other.training_loop
         self.calls_backward |= other.calls_backward
         for phase, count in other.evidence.items():
@@ -1114,8 +1118,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None,
                 facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
     module = symbols.unit_statements(unit)
     facts.top_level_code = _runs_at_top_level(module)
-    facts.config_module = facts.top_level_code and is_config_module(module)
+    facts.settings_only = is_config_module(module)
+    facts.config_module = facts.top_level_code and facts.settings_only
     facts.config_settings = unread_settings.settings(module, facts.config_module)
+    facts.config_bases = config_bases(module)
     guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
     facts.main_guard = bool(guards)
     block = guards[0].parent if guards else None
