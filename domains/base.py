@@ -204,6 +204,9 @@ class UnitUnreadable(Exception):
     why, and the file is listed as skipped with it rather than as a scanner failure."""
 
 
+UNREAD_BASE = "?"  # a config `_base_` entry its reader cannot resolve: what the config inherits is unknown
+
+
 class ModuleFacts(Protocol):
     """What the project context reads of one file's facts to settle reach (analyzer/context/propagation.py): the
     import graph, imports made behind guards, functions the module exports, defaults its callers override and native
@@ -272,7 +275,7 @@ class ModuleFacts(Protocol):
     argv_opt_out_arms: list[tuple[int, int, str, int]]  # Python build script: arms a flag leaves out (argv_opt_outs)
     unread_keys: list[tuple[int, str]]  # Python: (line, key) of dict entries whose key the file spells only there
     config_module: bool  # its top level only imports and binds settings (domains/phases/config_modules.py)
-    config_bases: list[str]  # a config module's `_base_` entries (config_modules.config_bases)
+    config_bases: list[str]  # a config module's `_base_` entries (config_modules.config_bases; UNREAD_BASE: unknown)
     settings_only: bool  # its top level only imports and binds settings, run or not (config_modules.is_config_module)
     config_settings: list[tuple[int, int, str]]  # a config module's top-level mapping settings (unread_settings.py)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)

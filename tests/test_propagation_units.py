@@ -59,6 +59,8 @@ class Facts:
     script_flags: list = field(default_factory=list)
     unread_keys: list = field(default_factory=list)
     config_module: bool = False
+    settings_only: bool = False
+    config_bases: list = field(default_factory=list)
     config_settings: list = field(default_factory=list)
     option_values: list = field(default_factory=list)
     option_choices: list = field(default_factory=list)

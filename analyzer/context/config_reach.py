@@ -33,7 +33,7 @@ BASE_FOLDER = "_base_"
 
 def dead_configs(facts: list[ModuleFacts], context: ProjectContext, packages: set[str]) -> set[str]:
     """The paths of the config modules nothing the project runs loads."""
-    from ascend_feasibility.domains.phases.config_modules import UNREAD_BASE  # domains import this package
+    from ascend_feasibility.domains.base import UNREAD_BASE  # domains import this package
 
     # a file binding settings only is a config whether or not its top level runs a call (a `_base_` fragment's
     # `model = dict(...)` does not); a module of a package is imported, not loaded by path

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.context.reference_checks import MAX_NODES, called_names
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
+from ascend_feasibility.domains.base import UNREAD_BASE
 from ascend_feasibility.domains.phases.lazy_tables import _string as literal_string
 from ascend_feasibility.domains.phases.lazy_tables import _strings as literal_strings
 from ascend_feasibility.knowledge import load_phase_signals
@@ -44,7 +45,6 @@ def is_config_module(module: ModuleStatements) -> bool:
     return bound
 
 
-UNREAD_BASE = "?"  # a `_base_` this reader cannot resolve
 
 
 def config_bases(module: ModuleStatements) -> list[str]:
