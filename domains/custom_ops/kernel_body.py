@@ -474,12 +474,45 @@ def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
-def class_for_shape(kb, named, shape: Shape | None):
+# The calls that show a softmax over keys: an exponential (expf, __expf, exp2f, hexp, h2exp) or a softmax helper, or a
+# running max over the scores (fmaxf, max, __hmax). Attention without any of them is a weighted gather of values.
+SOFTMAX_PREFIXES = ("exp", "__exp", "hexp", "h2exp", "softmax", "max", "fmax", "__hmax", "warp_reduce_max", "block_reduce_max")
+# Calls that compute no softmax and hide nothing: synchronisation, atomics, index arithmetic, conversions.
+PLAIN_CALLS = frozenset({"min", "fminf", "fmin", "abs", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "round",
+                         "roundf", "sqrt", "sqrtf", "rsqrtf", "__ldg", "static_cast", "reinterpret_cast", "printf",
+                         "assert", "__float2half", "__half2float", "__float2bfloat16", "__bfloat162float"})
+
+
+def softmax_in(function: Node, own: dict[str, Node]) -> bool | None:
+    """Does a kernel's body, read with the file's own helpers it calls (`own`: their definitions by plain name), compute
+    an exponential, a softmax or a max? False only where the whole body can be read: a call to a function defined
+    elsewhere (flash-attn's `flash::compute_attn<...>(params)`) may hold the softmax, so it leaves the answer unknown.
+    An upper-case name is a macro (CUDA_KERNEL_LOOP) and synchronisation or atomics trade no scores."""
+    seen, pending = set(), [function]
+    while pending:
+        for name in _calls(pending.pop()):
+            if name in seen:
+                continue
+            seen.add(name)
+            if name.lower().startswith(SOFTMAX_PREFIXES):
+                return True
+            if name in own:
+                pending.append(own[name])
+            elif not (name in PLAIN_CALLS or name.isupper() or name.startswith(("atomic", "__sync", "__threadfence"))):
+                return None
+    return False
+
+
+def class_for_shape(kb, named, shape: Shape | None, softmax: bool | None = None):
     """The kernel class once its body has spoken: a recurrence overrides a name that promised a composition of native
     operators (path "pytorch": `clampw` read as a clamp) or said nothing (the catch-all); a name that names a fused
     operator or a scan keeps its class. Elementwise math only fills in for a name that said nothing: its name may say
-    which elementwise function (gelu, a cast) better than the body can."""
+    which elementwise function (gelu, a cast) better than the body can. An attention name whose whole body computes no
+    exponential and no max (`softmax` False) is no softmax attention: a weighted gather of values at given positions
+    (MapTR's geometric kernel attention), which the body's shape names where it has one."""
     catch_all = kb.kernel_classes[-1]
+    if named.name == "attention" and softmax is False:
+        return kb.kernel_class(shape) if shape is not None else kb.kernel_class("gathered_sum")
     if shape in ("recurrence", "running_product", "iterative_selection") and (named.path == "pytorch" or named is catch_all):
         return kb.kernel_class(shape)
     if shape in ("segmented_reduction", "group_rank", "gathered_sum") and named is catch_all:

@@ -10,7 +10,7 @@ from ascend_feasibility.analyzer.context.written_names import NAME_BYTES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.custom_ops.host_functions import host_functions
-from ascend_feasibility.domains.custom_ops.kernel_body import Shape, body_shape, loops_in
+from ascend_feasibility.domains.custom_ops.kernel_body import Shape, body_shape, loops_in, softmax_in
 from tree_sitter import Node
 
 LAUNCH_PATTERN = "(call_expression function: (_) @launched (kernel_call_syntax))"  # CUDA grammar only
@@ -51,6 +51,7 @@ class NativeKernel:
     parameters: str = ""  # the parameter list as written: its types and names say what the kernel takes (int8_t *A)
     code: str = ""  # a hash of its tokens, comments and spacing aside: the same kernel copied into another file
     shape: Shape | None = None  # what its body shows it computes (kernel_body.py): a recurrence, elementwise math
+    softmax: bool | None = None  # does its body compute an exponential or a max (kernel_body.softmax_in); None: unknown
 
 
 @dataclass
@@ -114,9 +115,12 @@ def analyze_native(unit: Unit) -> NativeFile:
         own_loops = frozenset(_plain_name(parsing.text(name)) for function, _ in defined
                               if (name := _declarator_name(function.child_by_field_name("declarator"))) is not None
                               and loops_in(function))
+        own = {_plain_name(parsing.text(name)): function for function, _ in defined
+               if (name := _declarator_name(function.child_by_field_name("declarator"))) is not None}
         for function, kernel in defined:
             if kernel is not None:
                 kernel.shape = body_shape(function, own_loops)
+                kernel.softmax = softmax_in(function, own)
                 if kernel.shape == "elementwise" and COOPERATING & set(kernel.features):
                     kernel.shape = None  # threads that add into one counter or trade values are no elementwise math
     for node in found.get("launched", []):

@@ -44,7 +44,7 @@ class NativeSourceScanner(Scanner):
         for kernel in native.kernels:
             related = [*callers_of.get(kernel.name, []), *(bound_ops if len(native.kernels) == 1 else [])]
             named = self.kb.classify_kernel(kernel.name, *related, PurePosixPath(unit.path).stem, signature=kernel.parameters)
-            classes[kernel.name] = class_for_shape(self.kb, named, kernel.shape)
+            classes[kernel.name] = class_for_shape(self.kb, named, kernel.shape, kernel.softmax)
         for kernel in native.kernels:
             features = kernel.features + native.file_features
             kernel_class = class_of_backward(self.kb, kernel.name, classes[kernel.name], classes)
