@@ -87,9 +87,9 @@ def test_the_function_folds_into_a_blocker_kernel_too(tmp_path):
     kernel = KERNEL.replace("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) { out[i] = x[i] + b[i]; }\n", body)
     renamed = {"pkg/__init__.py": "", "pkg/ops/src/fused_act.cpp": BINDING, "pkg/ops/src/fused_act_kernel.cu": kernel,
                "pkg/ops/fused_act.py": WRAPPER, "run.py": "import pkg.ops.fused_act\n"}
-    write_tree(tmp_path, {p.replace("fused_act", "ball_query"): text.replace("fused_act", "ball_query")
+    write_tree(tmp_path, {p.replace("fused_act", "bfs_cluster"): text.replace("fused_act", "bfs_cluster")
                           for p, text in renamed.items()})
     found = analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
     assert not [f for f in found if f.rule == "OPS040"]
     blocker = next(f for f in found if f.rule == "OPS002")
-    assert {"pkg/ops/ball_query.py:11", "pkg/ops/ball_query.py:17"} <= set(blocker.sites)
+    assert {"pkg/ops/bfs_cluster.py:11", "pkg/ops/bfs_cluster.py:17"} <= set(blocker.sites)
