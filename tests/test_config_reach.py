@@ -7,7 +7,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
 from tests.helpers import write_tree
-from tests.test_wrapped_extensions import _tree
+from tests.test_wrapped_extensions import APP, _tree
 
 REGISTRY = "class Registry:\n    def __init__(self, name):\n        self.name = name\n\n    def register_module(self):\n        return lambda cls: cls\n\n\nHEADS = Registry('head')\n"
 HEAD = """import torch
@@ -24,18 +24,6 @@ MODELS_INIT = "from .vote_head import VoteHead\n\n__all__ = ['VoteHead']\n"
 VOTENET = "model = dict(type='VoteHead', num_points=16)\n"
 RUNTIME = "log_level = 'INFO'\n"
 MAPTR = "_base_ = ['../_base_/default_runtime.py']\nmodel = dict(type='Encoder')\n"
-APP = """import torch
-from geolib.ops import bev_pool
-
-
-class Encoder(torch.nn.Module):
-    def forward(self, x):
-        return bev_pool(x, 4)
-
-
-if __name__ == "__main__":
-    Encoder()(torch.zeros(4))
-"""
 
 
 def _files(app_config: str = MAPTR) -> dict[str, str]:
